@@ -1,0 +1,172 @@
+/* cavegen.h - the public API of libcavegen, a cave and maze generator.
+ *
+ * A map is a W x H grid of cells, each wall or floor; x grows right, y down,
+ * (0,0) is top-left. Markers (entrance, exit, points of interest, blocked
+ * cells) sit on floor cells. A pipeline is a list of steps parsed from the
+ * preset language (see docs/presets.md); running it with a seed produces a
+ * grid. Same pipeline, same seed, same size: same grid, on every platform.
+ *
+ * Conventions: every function that can fail returns a cg_status; on failure
+ * output pointers are left NULL and, where a cg_diag is passed, it holds a
+ * message (and a line and column for text input). The library never prints,
+ * exits or aborts on bad input. Every *_free function accepts NULL.
+ */
+#ifndef CAVEGEN_H
+#define CAVEGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CG_VERSION_MAJOR 0
+#define CG_VERSION_MINOR 1
+#define CG_VERSION_PATCH 0
+#define CG_VERSION_STRING "0.1.0"
+
+/* Largest width or height of a grid. Memory is the practical limit well
+ * before this; cg_grid_bytes() tells what a size needs. */
+#define CG_MAX_DIM 1048576u
+
+typedef enum cg_status {
+    CG_OK = 0,
+    CG_EINVAL,    /* an argument is out of its documented range */
+    CG_ENOMEM,    /* an allocation failed */
+    CG_EOVERFLOW, /* a size computation would overflow */
+    CG_EPARSE,    /* malformed preset text or map; see the cg_diag */
+    CG_EIO,       /* the write callback reported a failure */
+    CG_EFAIL      /* a pipeline requirement could not be met */
+} cg_status;
+
+/* A static English description of a status; never NULL. */
+const char *cg_strerror(cg_status status);
+
+/* Where and why something failed. line and column are 1-based and 0 when
+ * they do not apply. Zero-initialise before use. */
+typedef struct cg_diag {
+    int line;
+    int column;
+    char message[256];
+} cg_diag;
+
+/* ---------------------------------------------------------------- grids */
+
+typedef struct cg_grid cg_grid;
+
+typedef enum cg_cell {
+    CG_FLOOR = 0,
+    CG_WALL = 1
+} cg_cell;
+
+typedef enum cg_marker {
+    CG_MARK_NONE = 0,
+    CG_MARK_ENTRANCE, /* '<' */
+    CG_MARK_EXIT,     /* '>' */
+    CG_MARK_POI,      /* '*' point of interest */
+    CG_MARK_BLOCKED   /* 'x' floor occupied by something; cannot be entered */
+} cg_marker;
+
+/* Allocates a width x height grid, every cell wall, no markers.
+ * width and height must be in 1..CG_MAX_DIM (else CG_EINVAL). */
+cg_status cg_grid_new(cg_grid **out, uint32_t width, uint32_t height);
+
+/* A deep copy of src, markers included. */
+cg_status cg_grid_clone(cg_grid **out, const cg_grid *src);
+
+void cg_grid_free(cg_grid *grid);
+
+/* The bytes a width x height grid occupies (one bit per cell plus padding),
+ * so callers can refuse a size before allocating it. */
+cg_status cg_grid_bytes(uint32_t width, uint32_t height, uint64_t *bytes);
+
+uint32_t cg_grid_width(const cg_grid *grid);
+uint32_t cg_grid_height(const cg_grid *grid);
+
+/* Cells outside the grid read as CG_WALL, as every neighbourhood count
+ * in the library treats them. Writes outside the grid are ignored. */
+cg_cell cg_grid_get(const cg_grid *grid, int64_t x, int64_t y);
+void cg_grid_set(cg_grid *grid, int64_t x, int64_t y, cg_cell cell);
+
+/* Markers: at most one per cell. Setting CG_MARK_NONE removes one.
+ * Markers may only sit on floor (CG_EINVAL otherwise); making a marked cell
+ * a wall through cg_grid_set removes its marker. */
+cg_marker cg_grid_marker(const cg_grid *grid, int64_t x, int64_t y);
+cg_status cg_grid_set_marker(cg_grid *grid, int64_t x, int64_t y, cg_marker marker);
+
+/* Number of floor cells. */
+uint64_t cg_grid_floor_count(const cg_grid *grid);
+
+/* ------------------------------------------------------------ pipelines */
+
+typedef struct cg_pipeline cg_pipeline;
+
+/* An empty pipeline (no steps, default size 80x50). */
+cg_status cg_pipeline_new(cg_pipeline **out);
+void cg_pipeline_free(cg_pipeline *pipeline);
+
+/* Parses preset text (one step per line, '#' comments) and appends its steps.
+ * On CG_EPARSE the pipeline is unchanged and diag has the line and column of
+ * the fault within text. text need not be NUL-terminated. */
+cg_status cg_pipeline_parse(cg_pipeline *pipeline, const char *text, size_t len, cg_diag *diag);
+
+/* Number of steps (a `size` line sets the default size and is not a step). */
+size_t cg_pipeline_step_count(const cg_pipeline *pipeline);
+
+/* The default size: from the last `size` line, else 80x50. */
+void cg_pipeline_default_size(const cg_pipeline *pipeline, uint32_t *width, uint32_t *height);
+
+/* Nonzero if running the pipeline consumes the seed (it has a random step),
+ * so a caller knows whether the seed matters for reproducing a map. */
+int cg_pipeline_uses_seed(const cg_pipeline *pipeline);
+
+/* Runs the pipeline. If input is non-NULL, the run starts from a copy of it
+ * (width and height are then ignored); otherwise from an all-wall grid of
+ * width x height (0 means the pipeline's default size). On success *out is a
+ * new grid the caller frees. */
+cg_status cg_pipeline_run(const cg_pipeline *pipeline, uint64_t seed, uint32_t width,
+                          uint32_t height, const cg_grid *input, cg_grid **out, cg_diag *diag);
+
+/* ------------------------------------------------------ built-in presets */
+
+/* Built-in presets, compiled from the files presets/NAME.preset. Index 0..count-1.
+ * Names and texts are static; cg_preset_builtin returns NULL for an unknown
+ * name and sets *len to the text's length. */
+size_t cg_preset_count(void);
+const char *cg_preset_name(size_t index);
+const char *cg_preset_summary(size_t index);
+const char *cg_preset_builtin(const char *name, size_t *len);
+
+/* -------------------------------------------------------- input, output */
+
+/* Reads an ASCII map: '#' wall, '.' or ' ' floor, '<' '>' '*' 'x' floor with
+ * a marker, reach distances '0'-'9' 'a'-'z' (except 'x') and '+' as floor.
+ * Rows end with "\n" or "\r\n"; all rows must have the same width. On
+ * CG_EPARSE diag holds the line and column of the fault. */
+cg_status cg_read_ascii(const char *text, size_t len, cg_grid **out, cg_diag *diag);
+
+typedef enum cg_format {
+    CG_FORMAT_ASCII = 0,
+    CG_FORMAT_PNG
+} cg_format;
+
+/* Receives output bytes; returns 0 on success, nonzero to abort the write
+ * (which then fails with CG_EIO). */
+typedef int (*cg_write_fn)(void *ctx, const void *data, size_t len);
+
+typedef struct cg_write_options {
+    cg_format format;
+    uint32_t scale; /* PNG pixels per cell, 1..64; 0 means 4 */
+} cg_write_options;
+
+/* Writes grid in the chosen format through write. The bytes depend only on
+ * the grid and the options. */
+cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_write_fn write,
+                   void *ctx, cg_diag *diag);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

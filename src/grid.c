@@ -1,0 +1,273 @@
+/* grid.c - the bitboard grid: allocation, cell access, markers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* Words of memory for a w x h grid, or 0 on overflow. */
+static size_t grid_words(uint32_t w, uint32_t h, size_t *nw_out)
+{
+    size_t nw = ((size_t)w + 63) / 64;
+    size_t stride = nw + 2;
+    size_t rows = (size_t)h + 2 * CG__PAD;
+    if (rows != 0 && stride > SIZE_MAX / sizeof(uint64_t) / rows)
+        return 0;
+    if (nw_out)
+        *nw_out = nw;
+    return stride * rows;
+}
+
+cg_status cg_grid_bytes(uint32_t width, uint32_t height, uint64_t *bytes)
+{
+    if (width < 1 || height < 1 || width > CG_MAX_DIM || height > CG_MAX_DIM)
+        return CG_EINVAL;
+    size_t words = grid_words(width, height, NULL);
+    if (words == 0)
+        return CG_EOVERFLOW;
+    *bytes = (uint64_t)words * sizeof(uint64_t) + sizeof(struct cg_grid);
+    return CG_OK;
+}
+
+cg_status cg_grid_new(cg_grid **out, uint32_t width, uint32_t height)
+{
+    *out = NULL;
+    if (width < 1 || height < 1 || width > CG_MAX_DIM || height > CG_MAX_DIM)
+        return CG_EINVAL;
+    size_t nw;
+    size_t words = grid_words(width, height, &nw);
+    if (words == 0)
+        return CG_EOVERFLOW;
+    cg_grid *g = calloc(1, sizeof *g);
+    if (!g)
+        return CG_ENOMEM;
+    g->mem = malloc(words * sizeof(uint64_t));
+    if (!g->mem) {
+        free(g);
+        return CG_ENOMEM;
+    }
+    g->w = width;
+    g->h = height;
+    g->nw = nw;
+    g->stride = nw + 2;
+    memset(g->mem, 0xff, words * sizeof(uint64_t));
+    *out = g;
+    return CG_OK;
+}
+
+cg_status cg__grid_new_like(cg_grid **out, const cg_grid *g)
+{
+    return cg_grid_new(out, g->w, g->h);
+}
+
+cg_status cg_grid_clone(cg_grid **out, const cg_grid *src)
+{
+    cg_grid *g;
+    cg_status st = cg_grid_new(&g, src->w, src->h);
+    if (st != CG_OK) {
+        *out = NULL;
+        return st;
+    }
+    memcpy(g->mem, src->mem, src->stride * ((size_t)src->h + 2 * CG__PAD) * sizeof(uint64_t));
+    if (src->nmarks) {
+        g->marks = malloc(src->nmarks * sizeof *g->marks);
+        if (!g->marks) {
+            cg_grid_free(g);
+            *out = NULL;
+            return CG_ENOMEM;
+        }
+        memcpy(g->marks, src->marks, src->nmarks * sizeof *g->marks);
+        g->nmarks = g->capmarks = src->nmarks;
+    }
+    *out = g;
+    return CG_OK;
+}
+
+void cg_grid_free(cg_grid *grid)
+{
+    if (!grid)
+        return;
+    free(grid->mem);
+    free(grid->marks);
+    free(grid);
+}
+
+uint32_t cg_grid_width(const cg_grid *grid)
+{
+    return grid->w;
+}
+
+uint32_t cg_grid_height(const cg_grid *grid)
+{
+    return grid->h;
+}
+
+static int inside(const cg_grid *g, int64_t x, int64_t y)
+{
+    return x >= 0 && y >= 0 && x < (int64_t)g->w && y < (int64_t)g->h;
+}
+
+cg_cell cg_grid_get(const cg_grid *grid, int64_t x, int64_t y)
+{
+    if (!inside(grid, x, y))
+        return CG_WALL;
+    return (cg__row(grid, y)[x >> 6] >> (x & 63)) & 1 ? CG_WALL : CG_FLOOR;
+}
+
+/* Index of the first marker at or after (x, y) in (y, x) order. */
+static size_t mark_lower_bound(const cg_grid *g, uint32_t x, uint32_t y)
+{
+    size_t lo = 0, hi = g->nmarks;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const cg__mark *m = &g->marks[mid];
+        if (m->y < y || (m->y == y && m->x < x))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void mark_remove(cg_grid *g, uint32_t x, uint32_t y)
+{
+    size_t i = mark_lower_bound(g, x, y);
+    if (i < g->nmarks && g->marks[i].x == x && g->marks[i].y == y) {
+        memmove(&g->marks[i], &g->marks[i + 1], (g->nmarks - i - 1) * sizeof *g->marks);
+        g->nmarks--;
+    }
+}
+
+void cg_grid_set(cg_grid *grid, int64_t x, int64_t y, cg_cell cell)
+{
+    if (!inside(grid, x, y))
+        return;
+    uint64_t *w = &cg__row(grid, y)[x >> 6];
+    uint64_t bit = UINT64_C(1) << (x & 63);
+    if (cell == CG_WALL) {
+        *w |= bit;
+        mark_remove(grid, (uint32_t)x, (uint32_t)y);
+    } else {
+        *w &= ~bit;
+    }
+}
+
+cg_marker cg_grid_marker(const cg_grid *grid, int64_t x, int64_t y)
+{
+    if (!inside(grid, x, y))
+        return CG_MARK_NONE;
+    size_t i = mark_lower_bound(grid, (uint32_t)x, (uint32_t)y);
+    if (i < grid->nmarks && grid->marks[i].x == (uint32_t)x && grid->marks[i].y == (uint32_t)y)
+        return (cg_marker)grid->marks[i].kind;
+    return CG_MARK_NONE;
+}
+
+static cg_status mark_reserve(cg_grid *g, size_t n)
+{
+    if (n <= g->capmarks)
+        return CG_OK;
+    size_t cap = g->capmarks ? g->capmarks : 16;
+    while (cap < n) {
+        if (cap > SIZE_MAX / 2 / sizeof *g->marks)
+            return CG_EOVERFLOW;
+        cap *= 2;
+    }
+    cg__mark *m = realloc(g->marks, cap * sizeof *m);
+    if (!m)
+        return CG_ENOMEM;
+    g->marks = m;
+    g->capmarks = cap;
+    return CG_OK;
+}
+
+cg_status cg_grid_set_marker(cg_grid *grid, int64_t x, int64_t y, cg_marker marker)
+{
+    if (!inside(grid, x, y) || (unsigned)marker > CG_MARK_BLOCKED)
+        return CG_EINVAL;
+    uint32_t ux = (uint32_t)x, uy = (uint32_t)y;
+    if (marker == CG_MARK_NONE) {
+        mark_remove(grid, ux, uy);
+        return CG_OK;
+    }
+    if (cg_grid_get(grid, x, y) != CG_FLOOR)
+        return CG_EINVAL;
+    size_t i = mark_lower_bound(grid, ux, uy);
+    if (i < grid->nmarks && grid->marks[i].x == ux && grid->marks[i].y == uy) {
+        grid->marks[i].kind = (uint8_t)marker;
+        return CG_OK;
+    }
+    cg_status st = mark_reserve(grid, grid->nmarks + 1);
+    if (st != CG_OK)
+        return st;
+    memmove(&grid->marks[i + 1], &grid->marks[i], (grid->nmarks - i) * sizeof *grid->marks);
+    grid->marks[i] = (cg__mark){ux, uy, (uint8_t)marker};
+    grid->nmarks++;
+    return CG_OK;
+}
+
+cg_status cg__grid_push_mark(cg_grid *g, uint32_t x, uint32_t y, cg_marker kind)
+{
+    cg_status st = mark_reserve(g, g->nmarks + 1);
+    if (st != CG_OK)
+        return st;
+    g->marks[g->nmarks++] = (cg__mark){x, y, (uint8_t)kind};
+    return CG_OK;
+}
+
+void cg__grid_prune_marks(cg_grid *g)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->nmarks; i++) {
+        const cg__mark *m = &g->marks[i];
+        if (cg_grid_get(g, m->x, m->y) == CG_FLOOR)
+            g->marks[n++] = *m;
+    }
+    g->nmarks = n;
+}
+
+uint64_t cg_grid_floor_count(const cg_grid *grid)
+{
+    uint64_t walls = 0;
+    for (uint32_t y = 0; y < grid->h; y++) {
+        const uint64_t *r = cg__row(grid, y);
+        for (size_t i = 0; i < grid->nw; i++)
+            walls += (uint64_t)__builtin_popcountll(r[i]);
+    }
+    /* Tail bits are walls outside the map: subtract them. */
+    uint64_t tail = (uint64_t)__builtin_popcountll(cg__tail_mask(grid)) * grid->h;
+    return (uint64_t)grid->w * grid->h - (walls - tail);
+}
+
+void cg__grid_swap_cells(cg_grid *a, cg_grid *b)
+{
+    uint64_t *m = a->mem;
+    a->mem = b->mem;
+    b->mem = m;
+}
+
+void cg__grid_fill_walls(cg_grid *g)
+{
+    memset(g->mem, 0xff, g->stride * ((size_t)g->h + 2 * CG__PAD) * sizeof(uint64_t));
+}
+
+void cg__grid_fix_tail(cg_grid *g)
+{
+    uint64_t tail = cg__tail_mask(g);
+    if (!tail)
+        return;
+    for (uint32_t y = 0; y < g->h; y++)
+        cg__row(g, y)[g->nw - 1] |= tail;
+}
+
+void cg__grid_wall_ring(cg_grid *g)
+{
+    uint64_t *top = cg__row(g, 0), *bottom = cg__row(g, g->h - 1);
+    for (size_t i = 0; i < g->nw; i++)
+        top[i] = bottom[i] = ~UINT64_C(0);
+    uint64_t last = UINT64_C(1) << ((g->w - 1) & 63);
+    for (uint32_t y = 1; y + 1 < g->h; y++) {
+        uint64_t *r = cg__row(g, y);
+        r[0] |= 1;
+        r[g->nw - 1] |= last;
+    }
+    cg__grid_fix_tail(g);
+}

@@ -1,0 +1,182 @@
+/* io_ascii.c - the ASCII map format (SPEC 5): '#' wall, '.' floor, '<'
+ * entrance, '>' exit, '*' point of interest, 'x' blocked; one line per row. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static const char mark_chars[] = {'.', '<', '>', '*', 'x'}; /* by cg_marker */
+
+/* What a map character means: -1 unknown, else wall (1) or floor (0) with a
+ * marker in *mark. Reach distances ('0'-'9', 'a'-'z' but 'x', '+') read as
+ * floor, so an overlay can be read back as a map. */
+static int classify(unsigned char c, cg_marker *mark)
+{
+    *mark = CG_MARK_NONE;
+    switch (c) {
+    case '#':
+        return 1;
+    case '.':
+    case ' ':
+    case '+':
+        return 0;
+    case '<':
+        *mark = CG_MARK_ENTRANCE;
+        return 0;
+    case '>':
+        *mark = CG_MARK_EXIT;
+        return 0;
+    case '*':
+        *mark = CG_MARK_POI;
+        return 0;
+    case 'x':
+        *mark = CG_MARK_BLOCKED;
+        return 0;
+    default:
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ? 0 : -1;
+    }
+}
+
+/* Length of the line at s (up to len bytes) without its "\n" or "\r\n",
+ * and in *next the offset of the following line. */
+static size_t line_length(const char *s, size_t len, size_t *next)
+{
+    const char *nl = memchr(s, '\n', len);
+    size_t l = nl ? (size_t)(nl - s) : len;
+    *next = nl ? l + 1 : len;
+    if (nl && l > 0 && s[l - 1] == '\r')
+        l--;
+    return l;
+}
+
+static cg_status bad_char(cg_diag *diag, int line, size_t col, unsigned char c)
+{
+    if (c >= 0x21 && c < 0x7f)
+        cg__diag(diag, line, (int)col, "unexpected character '%c' (a map uses # . < > * x)",
+                 c);
+    else
+        cg__diag(diag, line, (int)col,
+                 "unexpected byte 0x%02x (a map uses # . < > * x)", c);
+    return CG_EPARSE;
+}
+
+cg_status cg_read_ascii(const char *text, size_t len, cg_grid **out, cg_diag *diag)
+{
+    *out = NULL;
+    if (len == 0) {
+        cg__diag(diag, 1, 1, "empty map");
+        return CG_EPARSE;
+    }
+    /* Pass 1: validate, measure. */
+    size_t width = 0, height = 0, pos = 0;
+    while (pos < len) {
+        size_t next;
+        size_t l = line_length(text + pos, len - pos, &next);
+        int line = height < (size_t)INT32_MAX ? (int)height + 1 : INT32_MAX;
+        if (height == 0) {
+            if (l == 0) {
+                cg__diag(diag, 1, 1, "empty first row");
+                return CG_EPARSE;
+            }
+            if (l > CG_MAX_DIM) {
+                cg__diag(diag, 1, CG_MAX_DIM + 1, "a row has more than %u cells", CG_MAX_DIM);
+                return CG_EPARSE;
+            }
+            width = l;
+        } else if (l != width) {
+            size_t col = (l < width ? l : width) + 1;
+            cg__diag(diag, line, (int)col, "row has %zu cells, the first row has %zu", l, width);
+            return CG_EPARSE;
+        }
+        for (size_t x = 0; x < l; x++) {
+            cg_marker m;
+            if (classify((unsigned char)text[pos + x], &m) < 0)
+                return bad_char(diag, line, x + 1, (unsigned char)text[pos + x]);
+        }
+        height++;
+        if (height > CG_MAX_DIM) {
+            cg__diag(diag, line, 1, "a map has more than %u rows", CG_MAX_DIM);
+            return CG_EPARSE;
+        }
+        pos += next;
+    }
+    cg_grid *g;
+    cg_status st = cg_grid_new(&g, (uint32_t)width, (uint32_t)height);
+    if (st != CG_OK) {
+        cg__diag(diag, 0, 0, "out of memory for a %zux%zu map", width, height);
+        return st;
+    }
+    /* Pass 2: set floor bits and markers, in scan order so markers stay
+     * sorted. */
+    pos = 0;
+    for (uint32_t y = 0; y < height; y++) {
+        size_t next;
+        line_length(text + pos, len - pos, &next);
+        uint64_t *row = cg__row(g, y);
+        for (uint32_t x = 0; x < width; x++) {
+            cg_marker m;
+            if (classify((unsigned char)text[pos + x], &m) == 0) {
+                row[x >> 6] &= ~(UINT64_C(1) << (x & 63));
+                if (m != CG_MARK_NONE && (st = cg__grid_push_mark(g, x, y, m)) != CG_OK) {
+                    cg_grid_free(g);
+                    cg__diag(diag, 0, 0, "out of memory");
+                    return st;
+                }
+            }
+        }
+        pos += next;
+    }
+    *out = g;
+    return CG_OK;
+}
+
+cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag)
+{
+    /* Eight cells at a time through a table of 8-character strings (built
+     * by the preprocessor, so it is constant and thread-safe), rows gathered
+     * into one buffer of about 64 KiB per write call. */
+#define C(v, b) (((v) >> (b)) & 1 ? '#' : '.')
+#define E(v) {C(v, 0), C(v, 1), C(v, 2), C(v, 3), C(v, 4), C(v, 5), C(v, 6), C(v, 7)}
+#define E4(v) E(v), E(v + 1), E(v + 2), E(v + 3)
+#define E16(v) E4(v), E4(v + 4), E4(v + 8), E4(v + 12)
+#define E64(v) E16(v), E16(v + 16), E16(v + 32), E16(v + 48)
+    static const char table[256][8] = {E64(0), E64(64), E64(128), E64(192)};
+#undef C
+#undef E
+#undef E4
+#undef E16
+#undef E64
+    size_t rowlen = (size_t)g->w + 1;
+    size_t rows_per_buf = 65536 / rowlen ? 65536 / rowlen : 1;
+    /* Room for whole words: a row is formatted in 64-cell units. */
+    size_t cap = (rows_per_buf - 1) * rowlen + g->nw * 64 + 1;
+    char *buf = malloc(cap);
+    if (!buf) {
+        cg__diag(diag, 0, 0, "out of memory");
+        return CG_ENOMEM;
+    }
+    size_t used = 0, mi = 0;
+    for (uint32_t y = 0; y < g->h; y++) {
+        const uint64_t *row = cg__row(g, y);
+        char *p = buf + used;
+        for (size_t i = 0; i < g->nw; i++) {
+            uint64_t w = row[i];
+            for (unsigned k = 0; k < 8; k++)
+                memcpy(p + i * 64 + k * 8, table[(w >> (8 * k)) & 0xff], 8);
+        }
+        for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
+            p[g->marks[mi].x] = mark_chars[g->marks[mi].kind];
+        p[g->w] = '\n';
+        used += rowlen;
+        if (used + g->nw * 64 + 1 > cap || y + 1 == g->h) {
+            if (write(ctx, buf, used) != 0) {
+                free(buf);
+                cg__diag(diag, 0, 0, "write failed");
+                return CG_EIO;
+            }
+            used = 0;
+        }
+    }
+    free(buf);
+    return CG_OK;
+}

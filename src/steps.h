@@ -1,0 +1,90 @@
+/* steps.h - pipeline steps as data: a table of {name, syntax, parse, run}.
+ * preset.c tokenises a line and checks it against the step's syntax; the
+ * step's parse function turns the values into parameters; pipeline.c runs
+ * the parsed steps in order. */
+#ifndef CG_STEPS_H
+#define CG_STEPS_H
+
+#include "internal.h"
+
+#define CG__MAX_KEYS 8
+
+/* A token of a preset line: its bytes and its 1-based column. */
+typedef struct cg__token {
+    const char *s;
+    size_t len;
+    int column;
+} cg__token;
+
+/* A line matched against a step's syntax. values[k] is the value of key k
+ * (after the '='), or has s == NULL when absent. */
+typedef struct cg__args {
+    int line;
+    cg__token name;
+    cg__token positional; /* s == NULL when absent */
+    cg__token values[CG__MAX_KEYS];
+    unsigned flags; /* bit k set when bare word flags[k] is present */
+} cg__args;
+
+typedef struct cg__step {
+    const struct cg__step_def *def;
+    int line, column;
+    uint32_t ordinal; /* among the pipeline's steps of the same kind */
+    union {
+        struct {
+            uint32_t w, h;
+        } size;
+        struct {
+            uint32_t ppb; /* wall probability in parts per billion */
+        } fill;
+        struct {
+            uint32_t n;
+            int r1, r2, self;
+        } gen;
+        struct {
+            uint32_t n;
+            int walls;
+        } smooth;
+        struct {
+            uint32_t n;
+            int lo, hi;
+        } rule;
+    } u;
+} cg__step;
+
+/* The state a running pipeline hands to each step. */
+typedef struct cg__run {
+    cg_grid *grid;    /* the map being built */
+    cg_grid *scratch; /* same size: the second buffer of double-buffered steps */
+    uint64_t seed;
+    cg_diag *diag;
+} cg__run;
+
+typedef struct cg__step_def {
+    const char *name;
+    const char *usage;             /* e.g. "generations N r1=A r2=B [self=yes|no]" */
+    int positional;                /* takes a positional argument */
+    const char *keys[CG__MAX_KEYS]; /* recognised key=value keys */
+    const char *flags[CG__MAX_KEYS]; /* recognised bare words */
+    int is_setting;                /* configures the pipeline, not a step that runs */
+    int random;                    /* consumes the seed */
+    cg_status (*parse)(cg__step *step, const cg__args *args, cg_diag *diag);
+    cg_status (*run)(const cg__step *step, cg__run *run);
+} cg__step_def;
+
+extern const cg__step_def cg__step_defs[];
+extern const size_t cg__step_def_count;
+
+/* Number parsing for step arguments; on failure diag names `what` and the
+ * token's position on `line`. */
+cg_status cg__parse_int(const cg__token *tok, int line, const char *what, long lo, long hi,
+                        long *out, cg_diag *diag);
+/* A decimal percentage 0..100 with up to 7 decimals, in parts per billion. */
+cg_status cg__parse_percent(const cg__token *tok, int line, const char *what, uint32_t *ppb,
+                            cg_diag *diag);
+
+/* preset.c: parses text, appending steps to *steps (grown with realloc). */
+cg_status cg__parse_steps(const char *text, size_t len, cg__step **steps, size_t *nsteps,
+                          size_t *cap, cg_diag *diag);
+
+#endif
