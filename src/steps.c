@@ -30,11 +30,13 @@ typedef void (*pass_fn)(const cg__step *step, const cg_grid *src, cg_grid *dst);
 
 static cg_status run_passes(const cg__step *step, cg__run *run, uint32_t n, pass_fn pass)
 {
+    /* Markers go with their cell as soon as it turns to wall, so N passes in
+     * one step equal N one-pass steps. */
     for (uint32_t i = 0; i < n; i++) {
         pass(step, run->grid, run->scratch);
         cg__grid_swap_cells(run->grid, run->scratch);
+        cg__grid_prune_marks(run->grid);
     }
-    cg__grid_prune_marks(run->grid);
     return CG_OK;
 }
 
@@ -53,7 +55,7 @@ static cg_status parse_size(cg__step *step, const cg__args *a, cg_diag *diag)
     }
     size_t wl = (size_t)(x - p->s);
     cg__token wt = {p->s, wl, p->column};
-    cg__token ht = {x + 1, p->len - wl - 1, p->column + (int)wl + 1};
+    cg__token ht = {x + 1, p->len - wl - 1, p->column};
     long w, h;
     if (cg__parse_int(&wt, a->line, "the width", 1, CG_MAX_DIM, &w, diag) ||
         cg__parse_int(&ht, a->line, "the height", 1, CG_MAX_DIM, &h, diag))
@@ -74,10 +76,9 @@ static cg_status parse_fill(cg__step *step, const cg__args *a, cg_diag *diag)
 
 static cg_status run_fill(const cg__step *step, cg__run *run)
 {
-    /* A fill starts a new map: markers of an input map no longer apply. */
-    run->grid->nmarks = 0;
     cg__fill(run->grid, cg__step_key(run->seed, CG__RAND_FILL, step->ordinal),
              step->u.fill.ppb);
+    cg__grid_prune_marks(run->grid);
     return CG_OK;
 }
 
@@ -168,7 +169,7 @@ static cg_status parse_rule(cg__step *step, const cg__args *a, cg_diag *diag)
     }
     size_t ll = (size_t)(dots - v->s);
     cg__token lt = {v->s, ll, v->column};
-    cg__token ht = {dots + 2, v->len - ll - 2, v->column + (int)ll + 2};
+    cg__token ht = {dots + 2, v->len - ll - 2, v->column};
     long lo, hi;
     if (cg__parse_int(&lt, a->line, "the low end of floor", 0, 9, &lo, diag) ||
         cg__parse_int(&ht, a->line, "the high end of floor", 0, 9, &hi, diag))

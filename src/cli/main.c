@@ -1,0 +1,405 @@
+/* main.c - the flow of the cavegen command: options, pipeline, run, write.
+ *
+ * Exit statuses: 0 success, 1 runtime failure, 2 usage error; every message
+ * is one line on stderr starting "cavegen: " (docs/cli.md).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/random.h>
+#endif
+
+#include "cli.h"
+
+#define MIB (UINT64_C(1) << 20)
+
+/* ------------------------------------------------------------- messages */
+
+void cli_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cavegen: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("cavegen: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fputs("Try 'cavegen --help' for more information.\n", stderr);
+    return CLI_EXIT_USAGE;
+}
+
+/* "NAME:LINE:COL: message" for malformed preset text or maps; NAME is
+ * pre + name + post so a built-in preset can be named as its source file. */
+static void text_error(const char *pre, const char *name, const char *post, const cg_diag *diag,
+                       cg_status status)
+{
+    const char *why = diag->message[0] ? diag->message : cg_strerror(status);
+
+    if (diag->line > 0 && diag->column > 0)
+        cli_error("%s%s%s:%d:%d: %s", pre, name, post, diag->line, diag->column, why);
+    else if (diag->line > 0)
+        cli_error("%s%s%s:%d: %s", pre, name, post, diag->line, why);
+    else
+        cli_error("%s%s%s: %s", pre, name, post, why);
+}
+
+static void size_error(uint32_t width, uint32_t height)
+{
+    uint64_t bytes = 0;
+
+    if (cg_grid_bytes(width, height, &bytes) == CG_OK)
+        cli_error("out of memory for a %" PRIu32 "x%" PRIu32 " map (%" PRIu64 " MiB)", width,
+                  height, (bytes + MIB - 1) / MIB);
+    else
+        cli_error("out of memory for a %" PRIu32 "x%" PRIu32 " map", width, height);
+}
+
+/* ---------------------------------------------------------------- input */
+
+/* Reads all of fp. Returns 0 or an errno value. */
+static int read_stream(FILE *fp, char **data, size_t *len)
+{
+    struct stat st;
+    size_t cap = 1 << 16, n = 0;
+    char *buf;
+
+    if (fstat(fileno(fp), &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return EISDIR;
+        /* One byte more than the file, so the first read already sees EOF. */
+        if (S_ISREG(st.st_mode) && st.st_size >= 0 && (uintmax_t)st.st_size < SIZE_MAX)
+            cap = (size_t)st.st_size + 1;
+    }
+    buf = malloc(cap);
+    if (!buf)
+        return ENOMEM;
+
+    for (;;) {
+        if (n == cap) {
+            char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+            if (!bigger) {
+                free(buf);
+                return ENOMEM;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+        errno = 0;
+        size_t got = fread(buf + n, 1, cap - n, fp);
+        n += got;
+        if (n < cap) {
+            if (ferror(fp)) {
+                int err = errno ? errno : EIO;
+                free(buf);
+                return err;
+            }
+            if (feof(fp))
+                break;
+        }
+    }
+    *data = buf;
+    *len = n;
+    return 0;
+}
+
+/* Reads a whole file ("-": stdin). Returns an exit status, after a message. */
+static int read_file(const char *path, char **data, size_t *len)
+{
+    int from_stdin = strcmp(path, "-") == 0;
+    FILE *fp = from_stdin ? stdin : fopen(path, "rb");
+    int err = fp ? read_stream(fp, data, len) : errno;
+
+    if (fp && !from_stdin)
+        fclose(fp);
+    if (err == 0)
+        return CLI_EXIT_OK;
+    if (err == ENOMEM)
+        cli_error("out of memory reading '%s'", from_stdin ? "<stdin>" : path);
+    else if (from_stdin)
+        cli_error("cannot read standard input: %s", strerror(err));
+    else
+        cli_error("cannot read '%s': %s", path, strerror(err));
+    return CLI_EXIT_FAILURE;
+}
+
+static int load_map(const char *path, cg_grid **grid)
+{
+    char *text = NULL;
+    size_t len = 0;
+    cg_diag diag = {0};
+    int rc = read_file(path, &text, &len);
+
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    cg_status st = cg_read_ascii(text, len, grid, &diag);
+    free(text);
+    if (st == CG_OK)
+        return CLI_EXIT_OK;
+    if (st == CG_ENOMEM)
+        cli_error("out of memory reading '%s'", strcmp(path, "-") == 0 ? "<stdin>" : path);
+    else
+        text_error("", strcmp(path, "-") == 0 ? "<stdin>" : path, "", &diag, st);
+    return CLI_EXIT_FAILURE;
+}
+
+/* The preset's steps, then (by the caller) the step options. */
+static int load_preset(cg_pipeline *pipeline, const struct cli_options *opt)
+{
+    const char *name = opt->preset_name;
+    const char *text = opt->preset_builtin;
+    size_t len = opt->preset_builtin_len;
+    char *file_text = NULL;
+    cg_diag diag = {0};
+
+    if (opt->preset_file) {
+        int rc = read_file(opt->preset_file, &file_text, &len);
+        if (rc != CLI_EXIT_OK)
+            return rc;
+        text = file_text;
+    } else if (!name && opt->nsteps == 0 && !opt->input) {
+        /* SPEC 6: with neither a preset nor steps, the pipeline is type2. */
+        name = "type2";
+        text = cg_preset_builtin(name, &len);
+        if (!text) {
+            cli_error("the built-in preset 'type2' is missing from this build");
+            return CLI_EXIT_FAILURE;
+        }
+    }
+    if (!text)
+        return CLI_EXIT_OK;
+
+    cg_status st = cg_pipeline_parse(pipeline, text, len, &diag);
+    free(file_text);
+    if (st == CG_OK)
+        return CLI_EXIT_OK;
+    if (st == CG_ENOMEM)
+        cli_error("out of memory");
+    else if (opt->preset_file)
+        text_error("", opt->preset_file, "", &diag, st);
+    else
+        text_error("presets/", name, ".preset", &diag, st); /* where a built-in comes from */
+    return CLI_EXIT_FAILURE;
+}
+
+/* ------------------------------------------------------------ resources */
+
+/* SPEC 4: without --seed, a seed comes from the OS (never rand() or the
+ * clock, which repeat across fast batch invocations). */
+static int draw_seed(uint64_t *seed)
+{
+    unsigned char buf[sizeof *seed];
+    size_t got = 0;
+
+#if defined(__linux__)
+    while (got < sizeof buf) {
+        ssize_t n = getrandom(buf + got, sizeof buf - got, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break; /* ENOSYS on old kernels: fall back to the device */
+        got += (size_t)n;
+    }
+#endif
+    if (got < sizeof buf) {
+        int fd = open("/dev/urandom", O_RDONLY);
+        got = 0;
+        while (fd >= 0 && got < sizeof buf) {
+            ssize_t n = read(fd, buf + got, sizeof buf - got);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            got += (size_t)n;
+        }
+        int err = errno;
+        if (fd >= 0)
+            close(fd);
+        if (got < sizeof buf) {
+            cli_error("cannot draw a random seed: %s (give one with --seed)",
+                      strerror(err ? err : EIO));
+            return CLI_EXIT_FAILURE;
+        }
+    }
+    *seed = 0;
+    for (size_t i = 0; i < sizeof buf; i++)
+        *seed = *seed << 8 | buf[i];
+    return CLI_EXIT_OK;
+}
+
+/* SPEC 7: a size too big for memory fails before allocating. Linux
+ * overcommits, so an allocation the machine cannot back may succeed and the
+ * run is then killed by the OOM killer halfway; hence this check against
+ * physical memory. A cellular-automaton generation reads one grid and writes
+ * another, so a run holds at least two. */
+static int check_memory(uint32_t width, uint32_t height)
+{
+    uint64_t bytes = 0;
+    long pages = sysconf(_SC_PHYS_PAGES);
+    long page_size = sysconf(_SC_PAGESIZE);
+
+    if (cg_grid_bytes(width, height, &bytes) != CG_OK || bytes > UINT64_MAX / 2) {
+        size_error(width, height);
+        return CLI_EXIT_FAILURE;
+    }
+    if (pages > 0 && page_size > 0 && (uint64_t)pages <= UINT64_MAX / (uint64_t)page_size &&
+        2 * bytes > (uint64_t)pages * (uint64_t)page_size) {
+        size_error(width, height);
+        return CLI_EXIT_FAILURE;
+    }
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------- commands */
+
+static int list_presets(void)
+{
+    size_t count = cg_preset_count();
+    int width = 0;
+
+    for (size_t i = 0; i < count; i++) {
+        size_t n = strlen(cg_preset_name(i));
+        if (n > (size_t)width)
+            width = n > 64 ? 64 : (int)n;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const char *summary = cg_preset_summary(i);
+        printf("%-*s  %s\n", width, cg_preset_name(i), summary ? summary : "");
+    }
+    return cli_close_stdout();
+}
+
+static int show_preset(const char *name)
+{
+    size_t len = 0;
+    const char *text = cg_preset_builtin(name, &len);
+
+    /* The name was checked with the options; the text is printed as is. */
+    if (text && len > 0)
+        fwrite(text, 1, len, stdout);
+    return cli_close_stdout();
+}
+
+static int run(const struct cli_options *opt)
+{
+    cg_pipeline *pipeline = NULL;
+    cg_grid *input = NULL, *map = NULL;
+    struct cli_output out;
+    int out_open = 0;
+    uint32_t width = 0, height = 0;
+    uint64_t seed = 0;
+    cg_diag diag = {0};
+    cg_status st;
+    int rc;
+
+    if (cg_pipeline_new(&pipeline) != CG_OK) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    if ((rc = load_preset(pipeline, opt)) != CLI_EXIT_OK ||
+        (rc = cli_append_steps(pipeline, opt)) != CLI_EXIT_OK)
+        goto done;
+
+    if (opt->input) {
+        if ((rc = load_map(opt->input, &input)) != CLI_EXIT_OK)
+            goto done;
+        width = cg_grid_width(input);
+        height = cg_grid_height(input);
+    } else {
+        cg_pipeline_default_size(pipeline, &width, &height);
+        if (opt->width)
+            width = opt->width;
+        if (opt->height)
+            height = opt->height;
+        if ((rc = check_memory(width, height)) != CLI_EXIT_OK)
+            goto done;
+    }
+
+    if (opt->have_seed) {
+        seed = opt->seed;
+    } else if (cg_pipeline_uses_seed(pipeline)) {
+        if ((rc = draw_seed(&seed)) != CLI_EXIT_OK)
+            goto done;
+        /* Reported before the run, so even a failed run can be reproduced. */
+        if (!opt->quiet)
+            fprintf(stderr, "cavegen: seed %" PRIu64 "\n", seed);
+    }
+
+    /* Opened before the run so a bad path fails before the work is done. */
+    cli_install_signal_handlers();
+    if ((rc = cli_output_open(&out, opt->output)) != CLI_EXIT_OK)
+        goto done;
+    out_open = 1;
+
+    st = cg_pipeline_run(pipeline, seed, width, height, input, &map, &diag);
+    if (st != CG_OK) {
+        if (st == CG_ENOMEM)
+            size_error(width, height);
+        else
+            cli_error("%s", diag.message[0] ? diag.message : cg_strerror(st));
+        rc = CLI_EXIT_FAILURE;
+        goto done;
+    }
+    cg_grid_free(input); /* no longer needed; give the memory to the encoder */
+    input = NULL;
+
+    cg_write_options wopt = {opt->format, opt->scale};
+    if ((rc = cli_output_write(&out, map, &wopt)) == CLI_EXIT_OK)
+        rc = cli_output_commit(&out);
+
+done:
+    if (out_open)
+        cli_output_abort(&out);
+    cg_grid_free(map);
+    cg_grid_free(input);
+    cg_pipeline_free(pipeline);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    struct cli_options opt;
+    int rc = cli_parse_options(&opt, argc, argv);
+
+    if (rc == CLI_EXIT_OK) {
+        switch (opt.action) {
+        case CLI_HELP:
+            cli_print_help(stdout);
+            rc = cli_close_stdout();
+            break;
+        case CLI_VERSION:
+            printf("cavegen %s\n", CG_VERSION_STRING);
+            rc = cli_close_stdout();
+            break;
+        case CLI_LIST_PRESETS:
+            rc = list_presets();
+            break;
+        case CLI_SHOW_PRESET:
+            rc = show_preset(opt.show_name);
+            break;
+        case CLI_RUN:
+            rc = run(&opt);
+            break;
+        }
+    }
+    cli_options_free(&opt);
+    return rc;
+}

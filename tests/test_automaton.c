@@ -1,0 +1,529 @@
+/* test_automaton.c - the generations, smooth and rule steps against the scalar
+ * oracle (tests/oracle.c), bit for bit, through the public API: grids built
+ * with cg_grid_set, steps parsed with cg_pipeline_parse and run with
+ * cg_pipeline_run from that input. Also small maps worked out by hand, which
+ * check the oracle as much as the library. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "oracle.h"
+#include "testutil.h"
+
+/* Small sizes: degenerate maps and widths on either side of a 64-bit word. */
+static const int small_sizes[][2] = {
+    {1, 1}, {1, 6}, {6, 1}, {2, 2}, {3, 3}, {5, 5}, {4, 7}, {63, 7}, {64, 9}, {65, 3}, {1, 70},
+    {70, 1},
+};
+#define N_SMALL (sizeof small_sizes / sizeof small_sizes[0])
+
+/* Larger sizes: several words per row, odd tails. */
+static const int big_sizes[][2] = {{127, 40}, {129, 33}, {300, 200}};
+#define N_BIG (sizeof big_sizes / sizeof big_sizes[0])
+
+/* Medium sizes for multi-generation runs. */
+static const int medium_sizes[][2] = {{63, 17}, {64, 12}, {65, 11}, {128, 9}, {131, 10}};
+#define N_MEDIUM (sizeof medium_sizes / sizeof medium_sizes[0])
+
+enum rule_kind { GENERATION, SMOOTH, RULE };
+
+typedef struct params {
+    enum rule_kind kind;
+    int n;
+    int a, b, self; /* r1, r2, self | walls | lo, hi */
+} params;
+
+static void describe(const params *p, char *buf, size_t len)
+{
+    switch (p->kind) {
+    case GENERATION:
+        snprintf(buf, len, "generations %d r1=%d r2=%d self=%s", p->n, p->a, p->b,
+                 p->self ? "yes" : "no");
+        break;
+    case SMOOTH:
+        snprintf(buf, len, "smooth %d walls=%d", p->n, p->a);
+        break;
+    case RULE:
+        snprintf(buf, len, "rule %d floor=%d..%d", p->n, p->a, p->b);
+        break;
+    }
+}
+
+static void apply_oracle(const params *p, uint8_t *cells, int w, int h)
+{
+    int rc = 0;
+    switch (p->kind) {
+    case GENERATION:
+        rc = oracle_generations(cells, w, h, p->n, p->a, p->b, p->self);
+        break;
+    case SMOOTH:
+        rc = oracle_smooths(cells, w, h, p->n, p->a);
+        break;
+    case RULE:
+        rc = oracle_rules(cells, w, h, p->n, p->a, p->b);
+        break;
+    }
+    assert_int_equal(rc, 0);
+}
+
+/* Runs the parsed step on cells through the library and through the oracle
+ * and demands the same map. */
+static void check_cells(const cg_pipeline *pipe, const params *p, const uint8_t *cells, int w,
+                        int h)
+{
+    char what[160], step[96];
+    describe(p, step, sizeof step);
+    cg_grid *in = tu_grid_from_cells(cells, w, h), *out = NULL;
+    cg_diag diag = {0};
+    cg_status st = cg_pipeline_run(pipe, 1, 0, 0, in, &out, &diag);
+    if (st != CG_OK) {
+        print_error("%s on %dx%d: %s (%s)\n", step, w, h, cg_strerror(st), diag.message);
+        fail();
+    }
+    uint8_t *want = tu_alloc_cells(w, h);
+    memcpy(want, cells, (size_t)w * (size_t)h);
+    apply_oracle(p, want, w, h);
+    snprintf(what, sizeof what, "\"%s\"", step);
+    tu_assert_grid_equals(out, want, w, h, what);
+    /* The input is not modified by the run. */
+    tu_assert_grid_equals(in, cells, w, h, "input grid after the run");
+    free(want);
+    cg_grid_free(in);
+    cg_grid_free(out);
+}
+
+static void check_random(const cg_pipeline *pipe, const params *p, int w, int h, uint64_t *rng)
+{
+    uint8_t *cells = tu_alloc_cells(w, h);
+    tu_random_cells(cells, w, h, 0.3 + 0.4 * tu_unit(rng), rng);
+    check_cells(pipe, p, cells, w, h);
+    free(cells);
+}
+
+static cg_pipeline *parse_params(const params *p)
+{
+    char step[96];
+    describe(p, step, sizeof step);
+    return tu_pipeline(step);
+}
+
+/* Every small size, the big sizes, and 3-pass runs on a medium and a small
+ * size (rotating), each on a fresh random map of density 0.3..0.7. */
+static void check_params(params p, unsigned index, uint64_t *rng)
+{
+    p.n = 1;
+    cg_pipeline *pipe = parse_params(&p);
+    for (size_t i = 0; i < N_SMALL; i++)
+        check_random(pipe, &p, small_sizes[i][0], small_sizes[i][1], rng);
+    /* The two narrower big sizes every time, the 300x200 one every third. */
+    check_random(pipe, &p, big_sizes[0][0], big_sizes[0][1], rng);
+    check_random(pipe, &p, big_sizes[1][0], big_sizes[1][1], rng);
+    if (index % 3 == 0)
+        check_random(pipe, &p, big_sizes[2][0], big_sizes[2][1], rng);
+    cg_pipeline_free(pipe);
+
+    p.n = 3;
+    pipe = parse_params(&p);
+    check_random(pipe, &p, medium_sizes[index % N_MEDIUM][0], medium_sizes[index % N_MEDIUM][1],
+                 rng);
+    check_random(pipe, &p, small_sizes[index % N_SMALL][0], small_sizes[index % N_SMALL][1], rng);
+    cg_pipeline_free(pipe);
+}
+
+static void check_all_generation_params(int self, uint64_t seed)
+{
+    uint64_t rng = seed;
+    unsigned index = 0;
+    for (int r1 = 0; r1 <= 9; r1++)
+        for (int r2 = -1; r2 <= 21; r2++)
+            check_params((params){GENERATION, 1, r1, r2, self}, index++, &rng);
+}
+
+static void generation_matches_oracle_for_every_r1_r2(void **state)
+{
+    (void)state;
+    check_all_generation_params(1, 1000);
+}
+
+static void generation_without_self_matches_oracle_for_every_r1_r2(void **state)
+{
+    (void)state;
+    check_all_generation_params(0, 2000);
+}
+
+static void smooth_matches_oracle_for_every_threshold(void **state)
+{
+    (void)state;
+    uint64_t rng = 3000;
+    unsigned index = 0;
+    /* Several rounds per threshold so every medium size is seen. */
+    for (int round = 0; round < 5; round++)
+        for (int t = 0; t <= 9; t++)
+            check_params((params){SMOOTH, 1, t, 0, 0}, index++, &rng);
+}
+
+static void rule_matches_oracle_for_every_floor_range(void **state)
+{
+    (void)state;
+    uint64_t rng = 4000;
+    unsigned index = 0;
+    for (int round = 0; round < 3; round++)
+        for (int lo = 0; lo <= 9; lo++)
+            for (int hi = lo; hi <= 9; hi++)
+                check_params((params){RULE, 1, lo, hi, 0}, index++, &rng);
+}
+
+/* Structured maps that random ones rarely produce: empty rooms, stripes
+ * that cross word boundaries, lone cells next to the boundary. */
+static void fill_pattern(uint8_t *cells, int w, int h, int pattern)
+{
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            uint8_t v = 0;
+            switch (pattern) {
+            case 0: v = 0; break;                                    /* all floor */
+            case 1: v = 1; break;                                    /* all wall */
+            case 2: v = (uint8_t)((x + y) & 1); break;               /* checkerboard */
+            case 3: v = (uint8_t)(x & 1); break;                     /* vertical stripes */
+            case 4: v = (uint8_t)(y & 1); break;                     /* horizontal stripes */
+            case 5: v = (uint8_t)(x % 64 == 63 || x % 64 == 0); break; /* word edges wall */
+            case 6: v = (uint8_t)!(x % 64 == 63 || x % 64 == 0); break; /* word edges floor */
+            case 7: v = (uint8_t)((x / 3 + y / 2) & 1); break;       /* blocks */
+            case 8: v = (uint8_t)(x == y || x == w - 1 - y); break;  /* diagonals */
+            default: v = (uint8_t)(x < w / 2); break;                /* left half wall */
+            }
+            cells[(size_t)y * (size_t)w + (size_t)x] = v;
+        }
+    }
+}
+
+static void every_rule_matches_oracle_on_patterns(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{7, 6}, {65, 9}, {130, 6}, {1, 5}, {5, 1}, {192, 4}};
+    static const params plist[] = {
+        {GENERATION, 1, 5, -1, 1}, {GENERATION, 1, 5, 2, 1}, {GENERATION, 2, 5, 0, 1},
+        {GENERATION, 1, 0, -1, 1}, {GENERATION, 1, 9, 21, 0}, {GENERATION, 1, 4, 8, 0},
+        {GENERATION, 1, 9, -1, 0}, {GENERATION, 3, 6, 12, 1},
+        {SMOOTH, 1, 5, 0, 0},      {SMOOTH, 1, 0, 0, 0},      {SMOOTH, 1, 9, 0, 0},
+        {SMOOTH, 2, 4, 0, 0},      {SMOOTH, 1, 8, 0, 0},
+        {RULE, 1, 5, 8, 0},        {RULE, 1, 5, 9, 0},        {RULE, 1, 0, 9, 0},
+        {RULE, 1, 0, 0, 0},        {RULE, 1, 9, 9, 0},        {RULE, 2, 3, 6, 0},
+    };
+    for (size_t k = 0; k < sizeof plist / sizeof plist[0]; k++) {
+        cg_pipeline *pipe = parse_params(&plist[k]);
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            int w = sizes[s][0], h = sizes[s][1];
+            uint8_t *cells = tu_alloc_cells(w, h);
+            for (int pattern = 0; pattern < 10; pattern++) {
+                fill_pattern(cells, w, h, pattern);
+                check_cells(pipe, &plist[k], cells, w, h);
+            }
+            free(cells);
+        }
+        cg_pipeline_free(pipe);
+    }
+}
+
+static void many_generations_match_oracle_on_big_maps(void **state)
+{
+    (void)state;
+    /* The seed-000 stages, run long enough for the map to settle. */
+    static const params plist[] = {
+        {GENERATION, 10, 5, 2, 1}, {GENERATION, 10, 5, -1, 1}, {SMOOTH, 6, 5, 0, 0},
+        {RULE, 4, 5, 8, 0},
+    };
+    uint64_t rng = 5000;
+    for (size_t k = 0; k < sizeof plist / sizeof plist[0]; k++) {
+        cg_pipeline *pipe = parse_params(&plist[k]);
+        check_random(pipe, &plist[k], 300, 200, &rng);
+        check_random(pipe, &plist[k], 257, 61, &rng);
+        cg_pipeline_free(pipe);
+    }
+}
+
+static void generation_count_defaults_to_one(void **state)
+{
+    (void)state;
+    uint64_t rng = 6000;
+    int w = 70, h = 20;
+    uint8_t *cells = tu_alloc_cells(w, h);
+    tu_random_cells(cells, w, h, 0.45, &rng);
+    cg_grid *in = tu_grid_from_cells(cells, w, h);
+    cg_grid *a = tu_run("generations r1=5 r2=2", 1, 0, 0, in);
+    oracle_generations(cells, w, h, 1, 5, 2, 1);
+    tu_assert_grid_equals(a, cells, w, h, "generations r1=5 r2=2");
+    /* self=yes is the default. */
+    cg_grid *b = tu_run("generations 1 r1=5 r2=2 self=yes", 1, 0, 0, in);
+    assert_true(tu_grids_equal(a, b));
+    cg_grid_free(a);
+    cg_grid_free(b);
+    cg_grid_free(in);
+    free(cells);
+}
+
+static void zero_passes_leave_the_map_unchanged(void **state)
+{
+    (void)state;
+    uint64_t rng = 7000;
+    int w = 66, h = 7;
+    uint8_t *cells = tu_alloc_cells(w, h);
+    tu_random_cells(cells, w, h, 0.5, &rng);
+    cells[0] = 0; /* a floor cell on the ring stays floor: no generation ran */
+    cg_grid *in = tu_grid_from_cells(cells, w, h);
+    const char *texts[] = {"generations 0 r1=5 r2=2", "smooth 0", "rule 0 floor=5..8"};
+    for (size_t k = 0; k < 3; k++) {
+        cg_grid *out = tu_run(texts[k], 1, 0, 0, in);
+        tu_assert_grid_equals(out, cells, w, h, texts[k]);
+        cg_grid_free(out);
+    }
+    cg_grid_free(in);
+    free(cells);
+}
+
+/* ---------------------------------------------------------- hand-worked */
+
+/* An empty 5x5 room. v1 and v2 of its interior cells, counting outside cells
+ * as walls (the room has 16 wall cells, all on its ring):
+ *   corner cells (1,1) etc.: 3x3 block x0..2,y0..2 has 5 walls -> v1 = 5;
+ *     5x5 block x-1..3,y-1..3 holds all 9 floor cells, so 25-9 = 16 walls,
+ *     minus the corners (-1,-1) (3,-1) (-1,3) (walls; (3,3) is floor) -> v2 = 13
+ *   edge cells (2,1) etc.: v1 = 3 (the top row of its block);
+ *     block x0..4,y-1..3: 16 walls, its 4 corners all walls -> v2 = 12
+ *   centre (2,2): v1 = 0; block = the whole room: 16 walls - 4 corners -> v2 = 12
+ * r1=6 r2=12: corners v1 5 < 6, v2 13 > 12 -> floor; edges and centre v2 = 12
+ * -> wall. The centre is floor in the input, so self does not matter. */
+static void generation_counts_outside_cells_as_walls_in_v2(void **state)
+{
+    (void)state;
+    const char *in_rows[] = {"#####", "#...#", "#...#", "#...#", "#####"};
+    const char *want[] = {"#####", "#.#.#", "#####", "#.#.#", "#####"};
+    cg_grid *in = tu_grid_from_rows(in_rows, 5);
+    const char *texts[] = {"generations 1 r1=6 r2=12", "generations 1 r1=6 r2=12 self=no"};
+    for (size_t k = 0; k < 2; k++) {
+        cg_grid *out = tu_run(texts[k], 1, 0, 0, in);
+        tu_assert_grid_equals_rows(out, want, 5, texts[k]);
+        cg_grid_free(out);
+    }
+    /* r2=11: only the corners (v1 = 5 >= 5 with r1=5) stay wall: a plus. */
+    const char *plus[] = {"#####", "##.##", "#...#", "##.##", "#####"};
+    cg_grid *out = tu_run("generations r1=5 r2=11", 1, 0, 0, in);
+    tu_assert_grid_equals_rows(out, plus, 5, "generations r1=5 r2=11");
+    cg_grid_free(out);
+    /* The oracle agrees. */
+    uint8_t *cells = tu_cells_from_rows(in_rows, 5);
+    oracle_generations(cells, 5, 5, 1, 6, 12, 1);
+    uint8_t *expect = tu_cells_from_rows(want, 5);
+    assert_memory_equal(cells, expect, 25);
+    free(cells);
+    free(expect);
+    cg_grid_free(in);
+}
+
+/* A 5x5 room with a wall pillar in the middle:
+ *   #####
+ *   #...#
+ *   #.#.#
+ *   #...#
+ *   #####
+ * self=yes: corners (1,1): v1 = 5 ring walls + pillar = 6; v2 = 13 + pillar = 14
+ *           edges (2,1): v1 = 3 + pillar = 4; v2 = 12 + pillar = 13
+ *           centre (2,2): v1 = 1 (itself); v2 = 12 + itself = 13
+ * self=no:  the same, except the centre: v1 = 0, v2 = 12.
+ * r1=5 r2=12: corners wall (v1 6); edges floor (4 < 5, 13 > 12); centre:
+ *   self=yes floor (1 < 5, 13 > 12), self=no wall (v2 12 <= 12).
+ * r1=1 r2=-1: edges and corners wall (v1 >= 1); centre: self=yes wall
+ *   (v1 = 1), self=no floor (v1 = 0). */
+static void generation_self_option_excludes_the_centre_from_both_counts(void **state)
+{
+    (void)state;
+    const char *in_rows[] = {"#####", "#...#", "#.#.#", "#...#", "#####"};
+    cg_grid *in = tu_grid_from_rows(in_rows, 5);
+    static const struct {
+        const char *text;
+        const char *rows[5];
+    } cases[] = {
+        {"generations 1 r1=5 r2=12", {"#####", "##.##", "#...#", "##.##", "#####"}},
+        {"generations 1 r1=5 r2=12 self=yes", {"#####", "##.##", "#...#", "##.##", "#####"}},
+        {"generations 1 r1=5 r2=12 self=no", {"#####", "##.##", "#.#.#", "##.##", "#####"}},
+        {"generations 1 r1=1 r2=-1", {"#####", "#####", "#####", "#####", "#####"}},
+        {"generations 1 r1=1 r2=-1 self=no", {"#####", "#####", "##.##", "#####", "#####"}},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cg_grid *out = tu_run(cases[k].text, 1, 0, 0, in);
+        tu_assert_grid_equals_rows(out, cases[k].rows, 5, cases[k].text);
+        cg_grid_free(out);
+    }
+    uint8_t *cells = tu_cells_from_rows(in_rows, 5);
+    uint8_t *expect = tu_cells_from_rows(cases[2].rows, 5);
+    oracle_generations(cells, 5, 5, 1, 5, 12, 0);
+    assert_memory_equal(cells, expect, 25);
+    free(cells);
+    free(expect);
+    cg_grid_free(in);
+}
+
+/* The 5x4 map used for smooth and rule, with the number of wall neighbours
+ * (8 cells, outside = wall, the cell itself not counted) worked out for each
+ * cell, and the number of floor cells in its 3x3 block (9 cells, itself
+ * included, outside = not floor):
+ *
+ *   map      wall neighbours   floor in 3x3
+ *   ..#..    5 4 3 4 5         4 5 5 5 4
+ *   .....    4 3 3 2 3         5 6 6 7 6
+ *   .##..    4 1 1 1 3         5 7 7 8 6
+ *   .....    6 5 5 4 5         3 4 4 5 4
+ *
+ * e.g. (0,0): 5 outside cells + (1,0) (0,1) (1,1) floor = 5 walls;
+ *      (2,0): 3 outside cells above, all 5 map neighbours floor = 3 (the wall
+ *             at (2,0) itself does not count);
+ *      (0,3): 5 outside cells + (1,2) = 6.
+ * floor in 3x3 = 9 - wall neighbours - (1 if the cell is a wall). */
+static const char *const map54[] = {"..#..", ".....", ".##..", "....."};
+
+static void smooth_counts_eight_neighbours_on_a_hand_worked_map(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        const char *rows[4];
+    } cases[] = {
+        /* wall iff neighbours >= T */
+        {"smooth 1", {"#...#", ".....", ".....", "###.#"}},
+        {"smooth 1 walls=5", {"#...#", ".....", ".....", "###.#"}},
+        /* T=4: (2,0) has 3 wall neighbours and becomes floor although it
+         * was a wall: the centre is not counted. */
+        {"smooth 1 walls=4", {"##.##", "#....", "#....", "#####"}},
+        {"smooth 1 walls=3", {"#####", "###.#", "#...#", "#####"}},
+        {"smooth 1 walls=0", {"#####", "#####", "#####", "#####"}},
+        {"smooth 1 walls=7", {".....", ".....", ".....", "....."}},
+    };
+    cg_grid *in = tu_grid_from_rows(map54, 4);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cg_grid *out = tu_run(cases[k].text, 1, 0, 0, in);
+        tu_assert_grid_equals_rows(out, cases[k].rows, 4, cases[k].text);
+        cg_grid_free(out);
+    }
+    uint8_t *cells = tu_cells_from_rows(map54, 4);
+    uint8_t *expect = tu_cells_from_rows(cases[2].rows, 4);
+    oracle_smooths(cells, 5, 4, 1, 4);
+    assert_memory_equal(cells, expect, 20);
+    free(cells);
+    free(expect);
+    cg_grid_free(in);
+}
+
+static void rule_counts_floor_in_the_3x3_block_on_a_hand_worked_map(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        const char *rows[4];
+    } cases[] = {
+        /* floor iff floor-in-3x3 in LO..HI */
+        {"rule 1 floor=5..8", {"#...#", ".....", ".....", "###.#"}},
+        {"rule 1 floor=6..9", {"#####", "#....", "#....", "#####"}},
+        {"rule 1 floor=7..7", {"#####", "###.#", "#..##", "#####"}},
+        {"rule 1 floor=0..4", {".###.", "#####", "#####", "...#."}},
+        {"rule 1 floor=0..9", {".....", ".....", ".....", "....."}},
+        {"rule 1 floor=9..9", {"#####", "#####", "#####", "#####"}},
+    };
+    cg_grid *in = tu_grid_from_rows(map54, 4);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cg_grid *out = tu_run(cases[k].text, 1, 0, 0, in);
+        tu_assert_grid_equals_rows(out, cases[k].rows, 4, cases[k].text);
+        cg_grid_free(out);
+    }
+    uint8_t *cells = tu_cells_from_rows(map54, 4);
+    uint8_t *expect = tu_cells_from_rows(cases[3].rows, 4);
+    oracle_rules(cells, 5, 4, 1, 0, 4);
+    assert_memory_equal(cells, expect, 20);
+    free(cells);
+    free(expect);
+    cg_grid_free(in);
+}
+
+/* A single floor cell: 8 outside neighbours, all walls. smooth: wall iff
+ * 8 >= T, so floor only with T = 9. rule: its block has 1 floor cell (itself).
+ * generations: the whole 1x1 map is the outer ring, so wall. */
+static void one_by_one_maps_follow_each_rule(void **state)
+{
+    (void)state;
+    cg_grid *in = NULL;
+    assert_int_equal(cg_grid_new(&in, 1, 1), CG_OK);
+    cg_grid_set(in, 0, 0, CG_FLOOR);
+    static const struct {
+        const char *text;
+        cg_cell want;
+    } cases[] = {
+        {"smooth 1 walls=8", CG_WALL},          {"smooth 1 walls=9", CG_FLOOR},
+        {"rule 1 floor=1..1", CG_FLOOR},        {"rule 1 floor=2..9", CG_WALL},
+        {"rule 1 floor=0..0", CG_WALL},         {"generations 1 r1=9 r2=-1", CG_WALL},
+        {"generations 1 r1=9 r2=-1 self=no", CG_WALL},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cg_grid *out = tu_run(cases[k].text, 1, 0, 0, in);
+        if (cg_grid_get(out, 0, 0) != cases[k].want) {
+            print_error("%s on a 1x1 floor map\n", cases[k].text);
+            fail();
+        }
+        cg_grid_free(out);
+    }
+    cg_grid_free(in);
+}
+
+/* Double buffering, on a 7x6 map: a floor corridor at x=3, y=1..4.
+ *
+ *   map       wall neighbours (outside = wall)
+ *   #######   8 8 7 7 7 8 8
+ *   ###.###   8 8 6 7 6 8 8     e.g. (2,1): (3,1) and (3,2) floor -> 6
+ *   ###.###   8 8 5 6 5 8 8          (2,2): (3,1) (3,2) (3,3) floor -> 5
+ *   ###.###   8 8 5 6 5 8 8          (3,1): only (3,2) floor -> 7
+ *   ###.###   8 8 6 7 6 8 8
+ *   #######   8 8 7 7 7 8 8
+ *
+ * smooth walls=5: everything >= 5, all wall. walls=6: the four cells with 5
+ * open, the rest is wall. Updating in place in scan order would differ: (2,2)
+ * would see the already-closed (3,1) and count 6. */
+static void passes_read_only_the_previous_generation(void **state)
+{
+    (void)state;
+    const char *in_rows[] = {"#######", "###.###", "###.###", "###.###", "###.###", "#######"};
+    cg_grid *in = tu_grid_from_rows(in_rows, 6);
+    const char *t5[] = {"#######", "#######", "#######", "#######", "#######", "#######"};
+    const char *t6[] = {"#######", "#######", "##.#.##", "##.#.##", "#######", "#######"};
+    const char *t7[] = {"#######", "##.#.##", "##...##", "##...##", "##.#.##", "#######"};
+    cg_grid *out = tu_run("smooth 1 walls=5", 1, 0, 0, in);
+    tu_assert_grid_equals_rows(out, t5, 6, "smooth 1 walls=5");
+    cg_grid_free(out);
+    out = tu_run("smooth 1 walls=6", 1, 0, 0, in);
+    tu_assert_grid_equals_rows(out, t6, 6, "smooth 1 walls=6");
+    cg_grid_free(out);
+    out = tu_run("smooth 1 walls=7", 1, 0, 0, in);
+    tu_assert_grid_equals_rows(out, t7, 6, "smooth 1 walls=7");
+    cg_grid_free(out);
+    cg_grid_free(in);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(generation_counts_outside_cells_as_walls_in_v2),
+        cmocka_unit_test(generation_self_option_excludes_the_centre_from_both_counts),
+        cmocka_unit_test(smooth_counts_eight_neighbours_on_a_hand_worked_map),
+        cmocka_unit_test(rule_counts_floor_in_the_3x3_block_on_a_hand_worked_map),
+        cmocka_unit_test(one_by_one_maps_follow_each_rule),
+        cmocka_unit_test(passes_read_only_the_previous_generation),
+        cmocka_unit_test(generation_count_defaults_to_one),
+        cmocka_unit_test(zero_passes_leave_the_map_unchanged),
+        cmocka_unit_test(generation_matches_oracle_for_every_r1_r2),
+        cmocka_unit_test(generation_without_self_matches_oracle_for_every_r1_r2),
+        cmocka_unit_test(smooth_matches_oracle_for_every_threshold),
+        cmocka_unit_test(rule_matches_oracle_for_every_floor_range),
+        cmocka_unit_test(every_rule_matches_oracle_on_patterns),
+        cmocka_unit_test(many_generations_match_oracle_on_big_maps),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,536 @@
+/* test_cli.c - the cavegen executable end to end: exit codes, messages,
+ * determinism, pipes, atomic output (SPEC 6, 7). Each case runs the built
+ * binary (CAVEGEN_EXE) with files for stdin, stdout and stderr. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+typedef struct run_result {
+    int status; /* exit code, or 128 + signal */
+    char *out;
+    size_t outlen;
+    char *err;
+} run_result;
+
+static char workdir[256];
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap + 1);
+    assert_non_null(buf);
+    size_t got;
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+            assert_non_null(buf);
+        }
+    }
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
+    assert_int_equal(fclose(f), 0);
+}
+
+static void path_in(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/%s", workdir, name);
+}
+
+/* Runs cavegen with args (NULL-terminated) and stdin_text (NULL: empty). */
+static run_result run_v(const char *stdin_text, const char *const *args)
+{
+    char in[300], out[300], err[300];
+    path_in(in, sizeof in, ".stdin");
+    path_in(out, sizeof out, ".stdout");
+    path_in(err, sizeof err, ".stderr");
+    write_file(in, stdin_text ? stdin_text : "");
+    const char *argv[64];
+    size_t n = 0;
+    argv[n++] = CAVEGEN_EXE;
+    for (; args[n - 1] && n < 63; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fi = open(in, O_RDONLY), fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644),
+            fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fi < 0 || fo < 0 || fe < 0 || chdir(workdir) != 0)
+            _exit(127);
+        dup2(fi, 0);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        execv(CAVEGEN_EXE, (char *const *)argv);
+        _exit(127);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    run_result r;
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = read_file(out, &r.outlen);
+    r.err = read_file(err, NULL);
+    assert_non_null(r.out);
+    assert_non_null(r.err);
+    return r;
+}
+
+#define RUN(stdin_text, ...) run_v(stdin_text, (const char *const[]){__VA_ARGS__, NULL})
+
+static void run_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* stderr is exactly one "cavegen: " message line, optionally followed by
+ * the pointer to --help, and contains needle. */
+static void assert_one_message(const run_result *r, const char *needle)
+{
+    if (strncmp(r->err, "cavegen: ", 9) != 0 || !strstr(r->err, needle))
+        fail_msg("stderr %s lacks 'cavegen: ...%s'", r->err, needle);
+    const char *nl = strchr(r->err, '\n');
+    assert_non_null(nl);
+    if (nl[1] != '\0' && strcmp(nl + 1, "Try 'cavegen --help' for more information.\n") != 0)
+        fail_msg("more than one message line: %s", r->err);
+}
+
+/* The names in the work directory, other than the harness's own files,
+ * joined by spaces. */
+static void list_dir(const char *dir, char *buf, size_t cap)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    buf[0] = '\0';
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            !strcmp(e->d_name, ".stdin") || !strcmp(e->d_name, ".stdout") ||
+            !strcmp(e->d_name, ".stderr"))
+            continue;
+        strncat(buf, e->d_name, cap - strlen(buf) - 2);
+        strncat(buf, " ", cap - strlen(buf) - 1);
+    }
+    closedir(d);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(workdir, sizeof workdir, "%s/cavegen-cli-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    return mkdtemp(workdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", workdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void type2_seed42_prints_a_walled_80x50_map_every_time(void **state)
+{
+    (void)state;
+    run_result a = RUN(NULL, "--preset", "type2", "--seed", "42");
+    run_result b = RUN(NULL, "--preset", "type2", "--seed", "42");
+    assert_int_equal(a.status, 0);
+    assert_string_equal(a.err, "");
+    assert_int_equal(a.outlen, 81 * 50);
+    assert_memory_equal(a.out, b.out, a.outlen);
+    for (int y = 0; y < 50; y++) {
+        const char *row = a.out + y * 81;
+        assert_int_equal(row[80], '\n');
+        assert_int_equal(row[0], '#');
+        assert_int_equal(row[79], '#');
+        for (int x = 0; x < 80; x++) {
+            assert_true(row[x] == '#' || row[x] == '.');
+            if (y == 0 || y == 49)
+                assert_int_equal(row[x], '#');
+        }
+    }
+    char golden[400];
+    snprintf(golden, sizeof golden, "%s/golden/type2-seed42-80x50.txt", CG_TEST_DIR);
+    size_t glen;
+    char *g = read_file(golden, &glen);
+    assert_non_null(g);
+    assert_int_equal(glen, a.outlen);
+    assert_memory_equal(g, a.out, glen);
+    free(g);
+    run_free(&a);
+    run_free(&b);
+}
+
+static void default_pipeline_is_type2(void **state)
+{
+    (void)state;
+    run_result a = RUN(NULL, "--seed", "42");
+    run_result b = RUN(NULL, "-p", "type2", "-s", "42");
+    assert_int_equal(a.status, 0);
+    assert_int_equal(a.outlen, b.outlen);
+    assert_memory_equal(a.out, b.out, a.outlen);
+    run_free(&a);
+    run_free(&b);
+}
+
+static void piping_composes_with_the_preset(void **state)
+{
+    (void)state;
+    run_result first = RUN(NULL, "--seed", "7", "--fill", "45", "--generations", "5:5,-1");
+    assert_int_equal(first.status, 0);
+    run_result second = RUN(first.out, "-i", "-", "--generations", "1:5,0");
+    run_result whole = RUN(NULL, "--preset", "type2", "--seed", "7");
+    assert_int_equal(second.status, 0);
+    assert_int_equal(second.outlen, whole.outlen);
+    assert_memory_equal(second.out, whole.out, whole.outlen);
+    run_free(&first);
+    run_free(&second);
+    run_free(&whole);
+}
+
+static void step_options_append_after_the_preset(void **state)
+{
+    (void)state;
+    char preset[300];
+    path_in(preset, sizeof preset, "p.preset");
+    write_file(preset, "# p - test\nfill 45\ngenerations 5 r1=5 r2=-1\n");
+    run_result a = RUN(NULL, "-p", preset, "-s", "3", "--step", "generations 1 r1=5 r2=0");
+    run_result b = RUN(NULL, "-p", "type2", "-s", "3");
+    assert_int_equal(a.status, 0);
+    assert_int_equal(a.outlen, b.outlen);
+    assert_memory_equal(a.out, b.out, a.outlen);
+    run_free(&a);
+    run_free(&b);
+    unlink(preset);
+}
+
+static void size_options_set_the_map_size(void **state)
+{
+    (void)state;
+    run_result a = RUN(NULL, "-s", "1", "-W", "65", "-H", "3");
+    assert_int_equal(a.status, 0);
+    assert_int_equal(a.outlen, 66 * 3);
+    run_free(&a);
+    run_result b = RUN(NULL, "-s", "1", "--size", "1x7");
+    assert_int_equal(b.status, 0);
+    assert_string_equal(b.out, "#\n#\n#\n#\n#\n#\n#\n");
+    run_free(&b);
+}
+
+static void png_output_is_a_png_and_no_temporary_is_left(void **state)
+{
+    (void)state;
+    run_result a = RUN(NULL, "-p", "type3", "-s", "42", "-o", "cave.png");
+    assert_int_equal(a.status, 0);
+    char path[300];
+    path_in(path, sizeof path, "cave.png");
+    size_t len;
+    char *png = read_file(path, &len);
+    assert_non_null(png);
+    assert_true(len > 8);
+    assert_memory_equal(png, "\x89PNG\r\n\x1a\n", 8);
+    free(png);
+    char names[1000];
+    list_dir(workdir, names, sizeof names);
+    assert_string_equal(names, "cave.png ");
+    unlink(path);
+    run_free(&a);
+}
+
+static void format_follows_the_extension_and_the_flag(void **state)
+{
+    (void)state;
+    run_result a = RUN(NULL, "-s", "1", "-o", "m.txt");
+    run_result b = RUN(NULL, "-s", "1", "-f", "png", "-o", "m.dat");
+    run_result c = RUN(NULL, "-s", "1");
+    assert_int_equal(a.status, 0);
+    assert_int_equal(b.status, 0);
+    char path[300];
+    path_in(path, sizeof path, "m.txt");
+    size_t len;
+    char *txt = read_file(path, &len);
+    assert_non_null(txt);
+    assert_int_equal(len, c.outlen);
+    assert_memory_equal(txt, c.out, len);
+    free(txt);
+    unlink(path);
+    path_in(path, sizeof path, "m.dat");
+    char *png = read_file(path, &len);
+    assert_non_null(png);
+    assert_memory_equal(png, "\x89PNG", 4);
+    free(png);
+    unlink(path);
+    run_free(&a);
+    run_free(&b);
+    run_free(&c);
+}
+
+static void input_map_is_converted_without_a_seed_report(void **state)
+{
+    (void)state;
+    const char *map = "#####\n#.<.#\n#...#\n#####\n";
+    run_result a = RUN(map, "-i", "-");
+    assert_int_equal(a.status, 0);
+    assert_string_equal(a.out, map);
+    assert_string_equal(a.err, "");
+    run_free(&a);
+}
+
+static void a_drawn_seed_is_reported_unless_quiet(void **state)
+{
+    (void)state;
+    run_result a = RUN(NULL, "-W", "10", "-H", "5");
+    assert_int_equal(a.status, 0);
+    assert_true(strncmp(a.err, "cavegen: seed ", 14) == 0);
+    /* The reported seed reproduces the map. */
+    char seed[32];
+    size_t n = strcspn(a.err + 14, "\n");
+    assert_true(n < sizeof seed);
+    memcpy(seed, a.err + 14, n);
+    seed[n] = '\0';
+    run_result b = RUN(NULL, "-W", "10", "-H", "5", "-s", seed);
+    assert_string_equal(a.out, b.out);
+    run_result q = RUN(NULL, "-q", "-W", "10", "-H", "5");
+    assert_int_equal(q.status, 0);
+    assert_string_equal(q.err, "");
+    run_free(&a);
+    run_free(&b);
+    run_free(&q);
+}
+
+static void preset_listing_and_showing(void **state)
+{
+    (void)state;
+    run_result a = RUN(NULL, "--list-presets");
+    assert_int_equal(a.status, 0);
+    for (int i = 1; i <= 4; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "type%d", i);
+        assert_non_null(strstr(a.out, name));
+    }
+    run_free(&a);
+    run_result b = RUN(NULL, "--show-preset", "type2");
+    assert_int_equal(b.status, 0);
+    char path[400];
+    snprintf(path, sizeof path, "%s/../presets/type2.preset", CG_TEST_DIR);
+    char *text = read_file(path, NULL);
+    assert_non_null(text);
+    assert_string_equal(b.out, text);
+    free(text);
+    run_free(&b);
+    run_result c = RUN(NULL, "--show-preset", "nope");
+    assert_int_equal(c.status, 2);
+    assert_one_message(&c, "nope");
+    run_free(&c);
+}
+
+static void help_and_version_go_to_stdout(void **state)
+{
+    (void)state;
+    run_result h = RUN(NULL, "--help");
+    assert_int_equal(h.status, 0);
+    assert_non_null(strstr(h.out, "--preset"));
+    assert_non_null(strstr(h.out, "--generations"));
+    assert_string_equal(h.err, "");
+    run_result v = RUN(NULL, "-V");
+    assert_int_equal(v.status, 0);
+    assert_true(strncmp(v.out, "cavegen 0.1.0", 13) == 0);
+    run_free(&h);
+    run_free(&v);
+}
+
+/* Usage errors: exit 2, one message naming the problem, nothing on stdout. */
+static void usage_errors_exit_2_with_one_message(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args[6];
+        const char *needle;
+    } cases[] = {
+        {{"--bogus"}, "bogus"},
+        {{"-s", "-1"}, "seed"},
+        {{"-s", "abc"}, "seed"},
+        {{"-s", "18446744073709551616"}, "seed"},
+        {{"-s", ""}, "seed"},
+        {{"-W", "0"}, "width"},
+        {{"-H", "99999999999"}, "height"},
+        {{"--size", "10x"}, "size"},
+        {{"--size", "10"}, "size"},
+        {{"--scale", "0"}, "scale"},
+        {{"--scale", "65"}, "scale"},
+        {{"--fill", "101"}, "fill"},
+        {{"--fill", "x"}, "fill"},
+        {{"--generations", "5:5"}, "generations"},
+        {{"--generations", "5:10,0"}, "0..9"},
+        {{"--generations", "5:5,22"}, "-1..21"},
+        {{"--step", "bogus 1"}, "unknown step"},
+        {{"--step", "smooth walls=10"}, "walls"},
+        {{"-p", "no-such-preset"}, "no-such-preset"},
+        {{"-f", "gif"}, "gif"},
+        {{"-i", "-", "-W", "10"}, "input"},
+        {{"extra"}, "extra"},
+        {{"-s"}, "s"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_result r = run_v("#\n", cases[i].args);
+        if (r.status != 2)
+            fail_msg("case %zu (%s): exit %d, stderr %s", i, cases[i].args[0], r.status, r.err);
+        assert_one_message(&r, cases[i].needle);
+        assert_int_equal(r.outlen, 0);
+        run_free(&r);
+    }
+}
+
+static void bad_files_exit_1_with_their_position(void **state)
+{
+    (void)state;
+    char map[300], preset[300];
+    path_in(map, sizeof map, "ragged.txt");
+    write_file(map, "####\n#..#\n#.#\n####\n");
+    run_result a = RUN(NULL, "-i", map);
+    assert_int_equal(a.status, 1);
+    assert_one_message(&a, "ragged.txt:3:4:");
+    run_free(&a);
+
+    run_result b = RUN("##\n#Q\n", "-i", "-");
+    assert_int_equal(b.status, 1);
+    assert_one_message(&b, ":2:2:");
+    run_free(&b);
+
+    path_in(preset, sizeof preset, "bad.preset");
+    write_file(preset, "# bad\nfill 45\n\ngenerations 5 r1=12 r2=0\n");
+    run_result c = RUN(NULL, "-p", preset);
+    assert_int_equal(c.status, 1);
+    assert_one_message(&c, "bad.preset:4:18: r1");
+    run_free(&c);
+
+    run_result d = RUN(NULL, "-i", "no-such-file.txt");
+    assert_int_equal(d.status, 1);
+    assert_one_message(&d, "no-such-file.txt");
+    run_free(&d);
+    unlink(map);
+    unlink(preset);
+}
+
+static void failed_writes_leave_no_file_and_keep_the_old_one(void **state)
+{
+    (void)state;
+    /* A missing folder. */
+    run_result a = RUN(NULL, "-s", "1", "-o", "missing/dir/cave.png");
+    assert_int_equal(a.status, 1);
+    assert_one_message(&a, "missing/dir/cave.png");
+    run_free(&a);
+
+    /* A folder as the output. */
+    char dir[300];
+    path_in(dir, sizeof dir, "adir");
+    assert_int_equal(mkdir(dir, 0755), 0);
+    run_result b = RUN(NULL, "-s", "1", "-o", "adir");
+    assert_int_equal(b.status, 1);
+    assert_one_message(&b, "adir");
+    run_free(&b);
+    rmdir(dir);
+
+    /* An existing file survives a run that fails. */
+    char keep[300];
+    path_in(keep, sizeof keep, "keep.txt");
+    write_file(keep, "precious\n");
+    run_result c = RUN("#\n##\n", "-i", "-", "-o", "keep.txt");
+    assert_int_equal(c.status, 1);
+    char *text = read_file(keep, NULL);
+    assert_string_equal(text, "precious\n");
+    free(text);
+    run_free(&c);
+
+    /* ... and is replaced whole by one that succeeds. */
+    run_result d = RUN("#.#\n", "-i", "-", "-o", "keep.txt");
+    assert_int_equal(d.status, 0);
+    text = read_file(keep, NULL);
+    assert_string_equal(text, "#.#\n");
+    free(text);
+    run_free(&d);
+    unlink(keep);
+
+    char names[1000];
+    list_dir(workdir, names, sizeof names);
+    assert_string_equal(names, "");
+}
+
+static void generation_step_follows_the_seed_rule_on_a_map(void **state)
+{
+    (void)state;
+    /* Hand-computed: a 7x5 map; inside cells counted with the centre.
+     * With r1=5 r2=-1 a cell is wall iff >= 5 walls in its 3x3 block. */
+    const char *map = "#######\n"
+                      "#..#..#\n"
+                      "#.###.#\n"
+                      "#.....#\n"
+                      "#######\n";
+    /* (1,1): block (0..2,0..2) walls: row0 3, row1 #.. 1, row2 #.# 2 = 6 -> wall.
+     * (2,1): row0 3, row1 ..# 1, row2 .## 2 = 6 -> wall. (3,1): 3 + .#. 1 + ### 3 = 7.
+     * (4,1): 3 + #.. 1 + ##. 2 = 6. (5,1): 3 + ..# 1 + #.# 2 = 6.
+     * (1,2): #.. 1 + #.# 2 + #.. 1 = 4 -> floor. (2,2): ..# 1 + .## 2 + ... 0 = 3.
+     * (3,2): .#. 1 + ### 3 + ... 0 = 4. (4,2): #.. 1 + ##. 2 + 0 = 3. (5,2): ..# 1 + #.# 2 + ..# 1 = 4.
+     * (1,3): #.# 2 + #.. 1 + ### 3 = 6 -> wall. (2,3): .## 2 + 0 + 3 = 5 -> wall.
+     * (3,3): ### 3 + 0 + 3 = 6. (4,3): ##. 2 + 0 + 3 = 5. (5,3): #.# 2 + ..# 1 + 3 = 6. */
+    const char *expect = "#######\n"
+                         "#######\n"
+                         "#.....#\n"
+                         "#######\n"
+                         "#######\n";
+    run_result r = RUN(map, "-i", "-", "--step", "generations 1 r1=5 r2=-1");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, expect);
+    run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(type2_seed42_prints_a_walled_80x50_map_every_time),
+        cmocka_unit_test(default_pipeline_is_type2),
+        cmocka_unit_test(piping_composes_with_the_preset),
+        cmocka_unit_test(step_options_append_after_the_preset),
+        cmocka_unit_test(size_options_set_the_map_size),
+        cmocka_unit_test(png_output_is_a_png_and_no_temporary_is_left),
+        cmocka_unit_test(format_follows_the_extension_and_the_flag),
+        cmocka_unit_test(input_map_is_converted_without_a_seed_report),
+        cmocka_unit_test(a_drawn_seed_is_reported_unless_quiet),
+        cmocka_unit_test(preset_listing_and_showing),
+        cmocka_unit_test(help_and_version_go_to_stdout),
+        cmocka_unit_test(usage_errors_exit_2_with_one_message),
+        cmocka_unit_test(bad_files_exit_1_with_their_position),
+        cmocka_unit_test(failed_writes_leave_no_file_and_keep_the_old_one),
+        cmocka_unit_test(generation_step_follows_the_seed_rule_on_a_map),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

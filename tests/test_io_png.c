@@ -1,0 +1,316 @@
+/* test_io_png.c - cg_write(CG_FORMAT_PNG): the bytes are decoded with libpng
+ * from memory and checked pixel by pixel: size = cells x scale, a palette
+ * image, bit depth 1 without markers, and every pixel of a cell's block has
+ * that cell's palette index (0 wall, 1 floor, 2 entrance, 3 exit, 4 point of
+ * interest, 5 blocked). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <png.h>
+
+#include "testutil.h"
+
+typedef struct decoded {
+    uint32_t width, height;
+    int bit_depth, color_type, interlace;
+    int num_palette;
+    uint8_t *index; /* width * height palette indices */
+} decoded;
+
+typedef struct mem_reader {
+    const uint8_t *data;
+    size_t len, pos;
+} mem_reader;
+
+static void read_mem(png_structp png, png_bytep out, size_t len)
+{
+    mem_reader *r = png_get_io_ptr(png);
+    if (len > r->len - r->pos)
+        png_error(png, "read past the end of the PNG bytes");
+    memcpy(out, r->data + r->pos, len);
+    r->pos += len;
+}
+
+/* Decodes a PNG from memory into palette indices (png_set_packing expands
+ * 1, 2 and 4-bit indices to a byte each). Returns 0, or -1 if libpng fails. */
+static int decode_png(const uint8_t *data, size_t len, decoded *d)
+{
+    memset(d, 0, sizeof *d);
+    if (len < 8 || png_sig_cmp(data, 0, 8) != 0)
+        return -1;
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    if (!png)
+        return -1;
+    png_infop info = png_create_info_struct(png);
+    png_bytep *volatile rows = NULL;
+    uint8_t *volatile index = NULL;
+    if (!info) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        return -1;
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        free(rows);
+        free(index);
+        png_destroy_read_struct(&png, &info, NULL);
+        return -1;
+    }
+    mem_reader r = {data, len, 0};
+    png_set_read_fn(png, &r, read_mem);
+    png_read_info(png, info);
+    d->width = png_get_image_width(png, info);
+    d->height = png_get_image_height(png, info);
+    d->bit_depth = png_get_bit_depth(png, info);
+    d->color_type = png_get_color_type(png, info);
+    d->interlace = png_get_interlace_type(png, info);
+    png_colorp palette = NULL;
+    if (png_get_PLTE(png, info, &palette, &d->num_palette) == 0)
+        d->num_palette = 0;
+    if (d->bit_depth < 8)
+        png_set_packing(png);
+    png_read_update_info(png, info);
+    size_t rowbytes = png_get_rowbytes(png, info);
+    if (rowbytes != d->width)
+        png_error(png, "unexpected row size after png_set_packing");
+    index = malloc((size_t)d->width * d->height);
+    rows = malloc(sizeof *rows * d->height);
+    if (!index || !rows)
+        png_error(png, "out of memory");
+    for (uint32_t y = 0; y < d->height; y++)
+        rows[y] = index + (size_t)y * d->width;
+    png_read_image(png, rows);
+    png_read_end(png, NULL);
+    free(rows);
+    png_destroy_read_struct(&png, &info, NULL);
+    d->index = index;
+    return 0;
+}
+
+static int expected_index(const cg_grid *g, uint32_t x, uint32_t y)
+{
+    if (cg_grid_get(g, x, y) == CG_WALL)
+        return 0;
+    switch (cg_grid_marker(g, x, y)) {
+    case CG_MARK_ENTRANCE: return 2;
+    case CG_MARK_EXIT: return 3;
+    case CG_MARK_POI: return 4;
+    case CG_MARK_BLOCKED: return 5;
+    default: return 1;
+    }
+}
+
+static int has_markers(const cg_grid *g)
+{
+    for (uint32_t y = 0; y < cg_grid_height(g); y++)
+        for (uint32_t x = 0; x < cg_grid_width(g); x++)
+            if (cg_grid_marker(g, x, y) != CG_MARK_NONE)
+                return 1;
+    return 0;
+}
+
+static void write_png(const cg_grid *g, uint32_t scale, tu_buf *out)
+{
+    cg_write_options opt = {CG_FORMAT_PNG, scale};
+    cg_diag diag = {0};
+    memset(out, 0, sizeof *out);
+    cg_status st = cg_write(g, &opt, tu_buf_write, out, &diag);
+    if (st != CG_OK) {
+        print_error("PNG write at scale %u: %s: %s\n", scale, cg_strerror(st), diag.message);
+        fail();
+    }
+    assert_non_null(out->data);
+}
+
+/* Writes g at `scale` (0 = the default 4) and checks the decoded image. */
+static void check_png(const cg_grid *g, uint32_t scale)
+{
+    uint32_t s = scale ? scale : 4;
+    tu_buf buf;
+    write_png(g, scale, &buf);
+    decoded d;
+    if (decode_png((const uint8_t *)buf.data, buf.len, &d) != 0) {
+        print_error("libpng cannot decode the %zu bytes written\n", buf.len);
+        fail();
+    }
+    uint32_t w = cg_grid_width(g), h = cg_grid_height(g);
+    assert_int_equal(d.width, w * s);
+    assert_int_equal(d.height, h * s);
+    assert_int_equal(d.color_type, PNG_COLOR_TYPE_PALETTE);
+    if (!has_markers(g))
+        assert_int_equal(d.bit_depth, 1);
+    assert_true(d.num_palette >= 2);
+    for (uint32_t py = 0; py < d.height; py++) {
+        for (uint32_t px = 0; px < d.width; px++) {
+            int got = d.index[(size_t)py * d.width + px];
+            int want = expected_index(g, px / s, py / s);
+            if (got != want) {
+                print_error("%ux%u map at scale %u: pixel (%u,%u) of cell (%u,%u) has index %d, "
+                            "want %d\n",
+                            w, h, s, px, py, px / s, py / s, got, want);
+                fail();
+            }
+            assert_true(got < d.num_palette);
+        }
+    }
+    free(d.index);
+    tu_buf_free(&buf);
+}
+
+static cg_grid *random_grid(int w, int h, uint64_t *rng)
+{
+    uint8_t *cells = tu_alloc_cells(w, h);
+    tu_random_cells(cells, w, h, 0.5, rng);
+    cg_grid *g = tu_grid_from_cells(cells, w, h);
+    free(cells);
+    return g;
+}
+
+static void png_pixels_match_cells_at_each_scale(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {65, 3}, {8, 8}, {63, 5}, {130, 4}};
+    static const uint32_t scales[] = {1, 3, 4, 0};
+    uint64_t rng = 5;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        cg_grid *g = random_grid(sizes[i][0], sizes[i][1], &rng);
+        for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++)
+            check_png(g, scales[k]);
+        cg_grid_free(g);
+    }
+}
+
+static void png_of_uniform_maps(void **state)
+{
+    (void)state;
+    cg_grid *g = NULL;
+    assert_int_equal(cg_grid_new(&g, 1, 1), CG_OK);
+    check_png(g, 1); /* a single wall pixel */
+    cg_grid_set(g, 0, 0, CG_FLOOR);
+    check_png(g, 1); /* a single floor pixel */
+    check_png(g, 64);
+    cg_grid_free(g);
+    assert_int_equal(cg_grid_new(&g, 65, 3), CG_OK);
+    check_png(g, 3);
+    for (int y = 0; y < 3; y++)
+        for (int x = 0; x < 65; x++)
+            cg_grid_set(g, x, y, CG_FLOOR);
+    check_png(g, 3);
+    cg_grid_free(g);
+}
+
+static void png_shows_each_marker_in_its_palette_colour(void **state)
+{
+    (void)state;
+    uint64_t rng = 6;
+    cg_grid *g = random_grid(13, 7, &rng);
+    const cg_marker kinds[] = {CG_MARK_ENTRANCE, CG_MARK_EXIT, CG_MARK_POI, CG_MARK_BLOCKED};
+    for (int k = 0; k < 4; k++) {
+        cg_grid_set(g, 2 + 3 * k, 3, CG_FLOOR);
+        assert_int_equal(cg_grid_set_marker(g, 2 + 3 * k, 3, kinds[k]), CG_OK);
+    }
+    check_png(g, 1);
+    check_png(g, 3);
+    check_png(g, 4);
+    check_png(g, 0);
+    cg_grid_free(g);
+
+    /* One marker kind at a time, on a 1x1 map. */
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(cg_grid_new(&g, 1, 1), CG_OK);
+        cg_grid_set(g, 0, 0, CG_FLOOR);
+        assert_int_equal(cg_grid_set_marker(g, 0, 0, kinds[k]), CG_OK);
+        check_png(g, 1);
+        check_png(g, 3);
+        cg_grid_free(g);
+    }
+}
+
+static void png_of_a_generated_cave_decodes(void **state)
+{
+    (void)state;
+    cg_grid *g = tu_run("fill 45\ngenerations 5 r1=5 r2=-1\ngenerations 1 r1=5 r2=0\n", 42,
+                        80, 50, NULL);
+    check_png(g, 0);
+    check_png(g, 1);
+    cg_grid_free(g);
+}
+
+static void png_bytes_depend_only_on_grid_and_options(void **state)
+{
+    (void)state;
+    uint64_t rng = 8;
+    cg_grid *a = random_grid(65, 3, &rng);
+    cg_grid *b = NULL;
+    assert_int_equal(cg_grid_clone(&b, a), CG_OK);
+    tu_buf x, y;
+    write_png(a, 3, &x);
+    write_png(b, 3, &y);
+    assert_int_equal(x.len, y.len);
+    assert_memory_equal(x.data, y.data, x.len);
+    tu_buf_free(&x);
+    tu_buf_free(&y);
+    /* The default scale is 4. */
+    write_png(a, 0, &x);
+    write_png(a, 4, &y);
+    assert_int_equal(x.len, y.len);
+    assert_memory_equal(x.data, y.data, x.len);
+    tu_buf_free(&x);
+    tu_buf_free(&y);
+    cg_grid_free(a);
+    cg_grid_free(b);
+}
+
+static void png_rejects_scale_above_64(void **state)
+{
+    (void)state;
+    cg_grid *g = NULL;
+    assert_int_equal(cg_grid_new(&g, 2, 2), CG_OK);
+    const uint32_t bad[] = {65, 1000, UINT32_MAX};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        cg_write_options opt = {CG_FORMAT_PNG, bad[k]};
+        tu_buf buf = {0};
+        cg_diag diag = {0};
+        assert_int_equal(cg_write(g, &opt, tu_buf_write, &buf, &diag), CG_EINVAL);
+        assert_int_equal(buf.len, 0); /* nothing written */
+        tu_buf_free(&buf);
+    }
+    cg_grid_free(g);
+}
+
+static void failing_write_callback_gives_eio(void **state)
+{
+    (void)state;
+    uint64_t rng = 9;
+    cg_grid *g = random_grid(80, 50, &rng);
+    cg_write_options opt = {CG_FORMAT_PNG, 4};
+    tu_buf ok = {0};
+    cg_diag diag = {0};
+    assert_int_equal(cg_write(g, &opt, tu_buf_write, &ok, &diag), CG_OK);
+    assert_true(ok.calls >= 1);
+    int step = ok.calls > 50 ? ok.calls / 50 : 1;
+    for (int at = 1; at <= ok.calls; at += step) {
+        tu_buf b = {0};
+        b.fail_at = at;
+        cg_diag d = {0};
+        assert_int_equal(cg_write(g, &opt, tu_buf_write, &b, &d), CG_EIO);
+        tu_buf_free(&b);
+    }
+    tu_buf_free(&ok);
+    cg_grid_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(png_pixels_match_cells_at_each_scale),
+        cmocka_unit_test(png_of_uniform_maps),
+        cmocka_unit_test(png_shows_each_marker_in_its_palette_colour),
+        cmocka_unit_test(png_of_a_generated_cave_decodes),
+        cmocka_unit_test(png_bytes_depend_only_on_grid_and_options),
+        cmocka_unit_test(png_rejects_scale_above_64),
+        cmocka_unit_test(failing_write_callback_gives_eio),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,271 @@
+/* testutil.h - helpers shared by the test programs. Include after <cmocka.h>.
+ *
+ * Everything is static inline so each test program takes what it uses.
+ * Grids cross between the library and the oracle as byte arrays (1 = wall),
+ * built and read only through the public API.
+ */
+#ifndef CG_TESTUTIL_H
+#define CG_TESTUTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cavegen/cavegen.h"
+
+/* splitmix64 (Steele, Lea, Flood 2014): the tests' own deterministic PRNG. */
+static inline uint64_t tu_next(uint64_t *state)
+{
+    uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [0, 1). */
+static inline double tu_unit(uint64_t *state)
+{
+    return (double)(tu_next(state) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Uniform in lo..hi inclusive. */
+static inline int tu_range(uint64_t *state, int lo, int hi)
+{
+    return lo + (int)(tu_next(state) % (uint64_t)(hi - lo + 1));
+}
+
+static inline uint8_t *tu_alloc_cells(int w, int h)
+{
+    uint8_t *cells = malloc((size_t)w * (size_t)h);
+    assert_non_null(cells);
+    return cells;
+}
+
+/* Each cell wall with probability density. */
+static inline void tu_random_cells(uint8_t *cells, int w, int h, double density, uint64_t *state)
+{
+    for (size_t i = 0; i < (size_t)w * (size_t)h; i++)
+        cells[i] = tu_unit(state) < density ? 1 : 0;
+}
+
+static inline cg_grid *tu_grid_from_cells(const uint8_t *cells, int w, int h)
+{
+    cg_grid *g = NULL;
+    assert_int_equal(cg_grid_new(&g, (uint32_t)w, (uint32_t)h), CG_OK);
+    assert_non_null(g);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            cg_grid_set(g, x, y, cells[(size_t)y * (size_t)w + (size_t)x] ? CG_WALL : CG_FLOOR);
+    return g;
+}
+
+/* A grid from rows of '#' (wall) and '.' (floor). */
+static inline cg_grid *tu_grid_from_rows(const char *const *rows, int h)
+{
+    int w = (int)strlen(rows[0]);
+    cg_grid *g = NULL;
+    assert_int_equal(cg_grid_new(&g, (uint32_t)w, (uint32_t)h), CG_OK);
+    for (int y = 0; y < h; y++) {
+        assert_int_equal((int)strlen(rows[y]), w);
+        for (int x = 0; x < w; x++)
+            cg_grid_set(g, x, y, rows[y][x] == '#' ? CG_WALL : CG_FLOOR);
+    }
+    return g;
+}
+
+static inline uint8_t *tu_cells_from_rows(const char *const *rows, int h)
+{
+    int w = (int)strlen(rows[0]);
+    uint8_t *cells = tu_alloc_cells(w, h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            cells[(size_t)y * (size_t)w + (size_t)x] = rows[y][x] == '#' ? 1 : 0;
+    return cells;
+}
+
+static inline uint8_t *tu_cells_from_grid(const cg_grid *g)
+{
+    int w = (int)cg_grid_width(g), h = (int)cg_grid_height(g);
+    uint8_t *cells = tu_alloc_cells(w, h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            cells[(size_t)y * (size_t)w + (size_t)x] = cg_grid_get(g, x, y) == CG_WALL ? 1 : 0;
+    return cells;
+}
+
+/* Prints a window of both maps around (fx, fy) to help read a failure. */
+static inline void tu_print_window(const uint8_t *got, const uint8_t *want, int w, int h, int fx,
+                                   int fy)
+{
+    int x0 = fx - 8 < 0 ? 0 : fx - 8, x1 = fx + 8 >= w ? w - 1 : fx + 8;
+    int y0 = fy - 4 < 0 ? 0 : fy - 4, y1 = fy + 4 >= h ? h - 1 : fy + 4;
+    print_error("  got (library)        want (oracle)   window x %d..%d, y %d..%d\n", x0, x1, y0,
+                y1);
+    for (int y = y0; y <= y1; y++) {
+        char a[32], b[32];
+        int n = 0;
+        for (int x = x0; x <= x1; x++, n++) {
+            a[n] = got[(size_t)y * (size_t)w + (size_t)x] ? '#' : '.';
+            b[n] = want[(size_t)y * (size_t)w + (size_t)x] ? '#' : '.';
+        }
+        a[n] = b[n] = '\0';
+        print_error("  %-20s %-20s\n", a, b);
+    }
+}
+
+/* Fails the test, naming `what`, unless grid g is w x h and equals want. */
+static inline void tu_assert_grid_equals(const cg_grid *g, const uint8_t *want, int w, int h,
+                                         const char *what)
+{
+    if ((int)cg_grid_width(g) != w || (int)cg_grid_height(g) != h) {
+        print_error("%s: grid is %ux%u, want %dx%d\n", what, cg_grid_width(g), cg_grid_height(g),
+                    w, h);
+        fail();
+    }
+    uint8_t *got = tu_cells_from_grid(g);
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) {
+            size_t i = (size_t)y * (size_t)w + (size_t)x;
+            if (got[i] != want[i]) {
+                print_error("%s: %dx%d map differs first at (%d,%d): got %s, want %s\n", what, w,
+                            h, x, y, got[i] ? "wall" : "floor", want[i] ? "wall" : "floor");
+                tu_print_window(got, want, w, h, x, y);
+                free(got);
+                fail();
+            }
+        }
+    }
+    free(got);
+}
+
+static inline void tu_assert_grid_equals_rows(const cg_grid *g, const char *const *rows, int h,
+                                              const char *what)
+{
+    uint8_t *want = tu_cells_from_rows(rows, h);
+    tu_assert_grid_equals(g, want, (int)strlen(rows[0]), h, what);
+    free(want);
+}
+
+/* Parses text into a new pipeline; fails the test on any error. */
+static inline cg_pipeline *tu_pipeline(const char *text)
+{
+    cg_pipeline *p = NULL;
+    cg_diag diag = {0};
+    assert_int_equal(cg_pipeline_new(&p), CG_OK);
+    cg_status st = cg_pipeline_parse(p, text, strlen(text), &diag);
+    if (st != CG_OK) {
+        print_error("parse of \"%s\" failed: %s at %d:%d: %s\n", text, cg_strerror(st), diag.line,
+                    diag.column, diag.message);
+        fail();
+    }
+    return p;
+}
+
+/* Parses and runs text; fails the test on any error. */
+static inline cg_grid *tu_run(const char *text, uint64_t seed, uint32_t w, uint32_t h,
+                              const cg_grid *input)
+{
+    cg_pipeline *p = tu_pipeline(text);
+    cg_grid *out = NULL;
+    cg_diag diag = {0};
+    cg_status st = cg_pipeline_run(p, seed, w, h, input, &out, &diag);
+    if (st != CG_OK) {
+        print_error("run of \"%s\" failed: %s: %s\n", text, cg_strerror(st), diag.message);
+        fail();
+    }
+    assert_non_null(out);
+    cg_pipeline_free(p);
+    return out;
+}
+
+/* Grids are equal in size, cells and markers. */
+static inline int tu_grids_equal(const cg_grid *a, const cg_grid *b)
+{
+    uint32_t w = cg_grid_width(a), h = cg_grid_height(a);
+    if (w != cg_grid_width(b) || h != cg_grid_height(b))
+        return 0;
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++)
+            if (cg_grid_get(a, x, y) != cg_grid_get(b, x, y) ||
+                cg_grid_marker(a, x, y) != cg_grid_marker(b, x, y))
+                return 0;
+    return 1;
+}
+
+/* A growable memory sink for cg_write. fail_at: the callback returns nonzero
+ * on that call (1-based); 0 never fails. */
+typedef struct tu_buf {
+    char *data;
+    size_t len, cap;
+    int calls, fail_at;
+} tu_buf;
+
+static inline int tu_buf_write(void *ctx, const void *data, size_t len)
+{
+    tu_buf *b = ctx;
+    b->calls++;
+    if (b->fail_at && b->calls >= b->fail_at)
+        return -1;
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (b->len + len + 1 > cap)
+            cap *= 2;
+        char *p = realloc(b->data, cap);
+        if (!p)
+            return -1;
+        b->data = p;
+        b->cap = cap;
+    }
+    if (len)
+        memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+    return 0;
+}
+
+static inline void tu_buf_free(tu_buf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+/* The ASCII rendering of g, NUL-terminated; the caller frees. */
+static inline char *tu_ascii(const cg_grid *g)
+{
+    tu_buf b = {0};
+    cg_write_options opt = {CG_FORMAT_ASCII, 0};
+    cg_diag diag = {0};
+    assert_int_equal(cg_write(g, &opt, tu_buf_write, &b, &diag), CG_OK);
+    if (!b.data) {
+        b.data = malloc(1);
+        assert_non_null(b.data);
+        b.data[0] = '\0';
+    }
+    return b.data;
+}
+
+/* Reads a whole file; returns NULL if it cannot be opened. */
+static inline char *tu_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *data = malloc(cap + 1);
+    assert_non_null(data);
+    for (;;) {
+        size_t got = fread(data + n, 1, cap - n, f);
+        n += got;
+        if (n < cap)
+            break;
+        cap *= 2;
+        data = realloc(data, cap + 1);
+        assert_non_null(data);
+    }
+    fclose(f);
+    data[n] = '\0';
+    *len = n;
+    return data;
+}
+
+#endif
