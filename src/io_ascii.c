@@ -85,7 +85,8 @@ cg_status cg_read_ascii(const char *text, size_t len, cg_grid **out, cg_diag *di
             width = l;
         } else if (l != width) {
             size_t col = (l < width ? l : width) + 1;
-            cg__diag(diag, line, (int)col, "row has %zu cells, the first row has %zu", l, width);
+            cg__diag(diag, line, (int)col, "row has %zu cell%s, the first row has %zu", l,
+                     l == 1 ? "" : "s", width);
             return CG_EPARSE;
         }
         for (size_t x = 0; x < l; x++) {
