@@ -70,8 +70,33 @@ static inline uint64_t cg__cell_hash(uint64_t key, int64_t x, int64_t y)
     return cg__mix64(row + (uint64_t)x * UINT64_C(0x9E3779B97F4A7C15));
 }
 
-/* Kinds of random step, mixed into their keys. */
-enum { CG__RAND_FILL = 1 };
+/* Kinds of random step, mixed into their keys. Never renumber: the numbers
+ * are part of every map's identity (docs/randomness.md). */
+enum {
+    CG__RAND_FILL = 1,
+    CG__RAND_DOWNSCALE = 2,
+    CG__RAND_ENTRANCE = 3,
+    CG__RAND_EXIT = 4,
+    CG__RAND_POI = 5,
+    CG__RAND_MAZE = 6,
+    CG__RAND_CONNECT = 7
+};
+
+/* A stream of random numbers for steps whose decisions are sequential
+ * (shuffles, a maze's mole): splitmix64 over a step key. Pass by pointer;
+ * never global. */
+typedef struct cg__rng {
+    uint64_t state;
+} cg__rng;
+
+static inline uint64_t cg__rng_next(cg__rng *r)
+{
+    r->state += UINT64_C(0x9E3779B97F4A7C15);
+    return cg__mix64(r->state);
+}
+
+/* Uniform in 0..n-1 (n >= 1), without modulo bias (Lemire's method). */
+uint32_t cg__rng_below(cg__rng *r, uint32_t n);
 
 /* fill.c: each cell wall with probability ppb / 1e9 (ppb = parts per billion,
  * 0..1e9), outer ring wall. */

@@ -20,3 +20,19 @@ uint64_t cg__step_key(uint64_t seed, uint32_t kind, uint32_t ordinal)
     uint64_t k = cg__mix64(seed + UINT64_C(0x9E3779B97F4A7C15));
     return cg__mix64(k ^ (((uint64_t)kind << 32) | ordinal));
 }
+
+uint32_t cg__rng_below(cg__rng *r, uint32_t n)
+{
+    /* D. Lemire, "Fast random integer generation in an interval", 2019:
+     * multiply-shift, rejecting the few values that would bias the result. */
+    uint64_t m = (cg__rng_next(r) >> 32) * n;
+    uint32_t low = (uint32_t)m;
+    if (low < n) {
+        uint32_t threshold = (uint32_t)(-n) % n;
+        while (low < threshold) {
+            m = (cg__rng_next(r) >> 32) * n;
+            low = (uint32_t)m;
+        }
+    }
+    return (uint32_t)(m >> 32);
+}
