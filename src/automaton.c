@@ -1,118 +1,173 @@
-/* automaton.c - the three cellular-automaton rules on the bitboard.
+/* automaton.c - the three cellular-automaton rules on the bitboard, and the
+ * choice of code path for the library's bit-parallel kernels.
  *
- * Each output word holds 64 cells computed at once: the neighbours of a word
- * are the same row shifted by one or two bits (carrying bits over from the
- * adjacent words), and the neighbourhood counts are kept bit-sliced - plane j
- * holds bit j of the 64 counts - and added with full adders. Thresholds are
- * run-time parameters, compared bit-sliced too. Cells outside the map are
- * walls because the grid is padded with wall words and rows (grid.c).
+ * The counting kernel itself is src/automaton_kernel.h (carry-save adders
+ * over 64-cell words, horizontal sums computed once per row and reused by
+ * the five rows that need them). It is instantiated here once per path:
  *
- * The plain per-cell oracle these kernels are tested against is
- * tests/oracle.c. */
+ *   scalar   one uint64_t at a time: plain C, any compiler, any CPU;
+ *   vector   8 words at a time through GCC/Clang vector extensions, built
+ *            for the baseline ISA (SSE2 on x86-64, NEON on arm64);
+ *   avx2     the same source built with target("avx2");
+ *   avx512   the same source built with target("avx512f,...").
+ *
+ * At run time the best path the CPU supports is taken
+ * (__builtin_cpu_supports), so the default Release build runs the AVX-512
+ * code where the machine has it without -march flags. Every path computes
+ * the same bits; tests/test_automaton.c forces each one in turn
+ * (cg__set_kernel_path) and checks it against the scalar oracle
+ * (tests/oracle.c). docs/PERFORMANCE.md has the measurements. */
+#include <string.h>
+
 #include "internal.h"
 
-/* Cell x-k (k = 1, 2) brought to lane x; r points at word i of a row. */
-static inline uint64_t west(const uint64_t *r, unsigned k)
-{
-    return (r[0] << k) | (r[-1] >> (64 - k));
-}
+/* Words per strip: the ring of horizontal sums (5 rows x 6 planes) then
+ * takes 15 KiB, in L1 on any current core. A multiple of 8. */
+#define CG__STRIP 64
 
-/* Cell x+k (k = 1, 2) brought to lane x. */
-static inline uint64_t east(const uint64_t *r, unsigned k)
-{
-    return (r[0] >> k) | (r[1] << (64 - k));
-}
+/* ------------------------------------------------------------ scalar path */
 
-/* acc (n planes) += x (nx planes), ripple carry; acc must be wide enough. */
-static inline void bs_add(uint64_t *acc, int n, const uint64_t *x, int nx)
-{
-    uint64_t carry = 0;
-    for (int j = 0; j < n; j++) {
-        uint64_t xj = j < nx ? x[j] : 0;
-        uint64_t t = acc[j] ^ xj;
-        uint64_t s = t ^ carry;
-        carry = (acc[j] & xj) | (carry & t);
-        acc[j] = s;
-    }
-}
+#define KV uint64_t
+#define KL 1
+#define KLOAD(v, p) ((v) = *(p))
+#define KSTORE(p, v) (*(p) = (v))
+#define KSPLAT(u) ((uint64_t)(u))
+#define KFN(name) name##_scalar
+#define KATTR
+#include "automaton_kernel.h"
+#undef KV
+#undef KL
+#undef KLOAD
+#undef KSTORE
+#undef KSPLAT
+#undef KFN
+#undef KATTR
 
-/* Sum of three one-bit lanes as two planes. */
-static inline void sum3(uint64_t out[2], uint64_t a, uint64_t b, uint64_t c)
-{
-    uint64_t t = a ^ b;
-    out[0] = t ^ c;
-    out[1] = (a & b) | (t & c);
-}
+/* ------------------------------------------------------------ vector paths */
 
-/* Lanes whose n-plane count is >= k. */
-static inline uint64_t bs_ge(const uint64_t *p, int n, int k)
+#if defined(__GNUC__)
+#define CG__HAVE_VECTOR 1
+typedef uint64_t cg__v8 __attribute__((vector_size(64)));
+
+/* Vectors never cross a function boundary by value (their ABI depends on
+ * the ISA, -Wpsabi): loads and stores are memcpy, which compile to one
+ * unaligned vector move. */
+#define KV cg__v8
+#define KL 8
+#define KLOAD(v, p) memcpy(&(v), (p), sizeof(v))
+#define KSTORE(p, v) memcpy((p), &(v), sizeof(v))
+#define KSPLAT(u) ((cg__v8){0} + (uint64_t)(u))
+
+#define KFN(name) name##_vector
+#define KATTR
+#include "automaton_kernel.h"
+#undef KFN
+#undef KATTR
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CG__HAVE_X86 1
+#define KFN(name) name##_avx2
+#define KATTR __attribute__((target("avx2")))
+#include "automaton_kernel.h"
+#undef KFN
+#undef KATTR
+
+#define KFN(name) name##_avx512
+#define KATTR __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
+#include "automaton_kernel.h"
+#undef KFN
+#undef KATTR
+#endif
+
+#undef KV
+#undef KL
+#undef KLOAD
+#undef KSTORE
+#undef KSPLAT
+#endif
+
+/* ------------------------------------------------------------ dispatch */
+
+static int forced_path = CG__PATH_AUTO;
+
+int cg__kernel_path_available(int path)
 {
-    if (k <= 0)
-        return ~UINT64_C(0);
-    if (k >= (1 << n))
+    switch (path) {
+    case CG__PATH_SCALAR:
+        return 1;
+#if defined(CG__HAVE_VECTOR)
+    case CG__PATH_VECTOR:
+        return 1;
+#endif
+#if defined(CG__HAVE_X86)
+    case CG__PATH_AVX2:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx2") != 0;
+    case CG__PATH_AVX512:
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+#endif
+    default:
         return 0;
-    uint64_t gt = 0, eq = ~UINT64_C(0);
-    for (int j = n - 1; j >= 0; j--) {
-        if ((k >> j) & 1) {
-            eq &= p[j];
-        } else {
-            gt |= eq & p[j];
-            eq &= ~p[j];
-        }
     }
-    return gt | eq;
 }
 
-/* Walls in the 3x3 block around each lane, as 4 planes; the centre counts
- * iff self. a, b, c point at word i of rows y-1, y, y+1. */
-static inline void count3x3(uint64_t v[4], const uint64_t *a, const uint64_t *b,
-                            const uint64_t *c, int self)
+int cg__set_kernel_path(int path)
 {
-    uint64_t ra[2], rb[2], rc[2];
-    sum3(ra, west(a, 1), a[0], east(a, 1));
-    sum3(rb, west(b, 1), self ? b[0] : 0, east(b, 1));
-    sum3(rc, west(c, 1), c[0], east(c, 1));
-    v[0] = ra[0];
-    v[1] = ra[1];
-    v[2] = v[3] = 0;
-    bs_add(v, 4, rb, 2);
-    bs_add(v, 4, rc, 2);
+    if (path != CG__PATH_AUTO && !cg__kernel_path_available(path))
+        return -1;
+    forced_path = path;
+    return 0;
 }
+
+int cg__kernel_path(void)
+{
+    if (forced_path != CG__PATH_AUTO)
+        return forced_path;
+    for (int p = CG__PATH_COUNT - 1; p > CG__PATH_SCALAR; p--)
+        if (cg__kernel_path_available(p))
+            return p;
+    return CG__PATH_SCALAR;
+}
+
+const char *cg__kernel_path_name(int path)
+{
+    static const char *const names[] = {"scalar", "vector", "avx2", "avx512"};
+    return path >= 0 && path < CG__PATH_COUNT ? names[path] : "auto";
+}
+
+/* The vector paths work in chunks of 8 words; narrower maps (under 449
+ * cells wide) take the scalar path whatever was chosen. */
+static int path_for(const cg_grid *g)
+{
+    return g->nw >= 8 ? cg__kernel_path() : CG__PATH_SCALAR;
+}
+
+/* ------------------------------------------------------------ entry points */
 
 void cg__generation(const cg_grid *src, cg_grid *dst, int r1, int r2, int self)
 {
-    const uint32_t h = src->h;
-    const size_t nw = src->nw;
     /* SPEC 3.1, seed 000: v1 over the 3x3 block, v2 over the 5x5 block
      * without corners, both with the centre unless self=no; wall iff
-     * v1 >= r1 or v2 <= r2; the outer ring stays wall. */
-    for (uint32_t y = 1; y + 1 < h; y++) {
-        const uint64_t *t = cg__row(src, (int64_t)y - 2), *a = cg__row(src, (int64_t)y - 1);
-        const uint64_t *b = cg__row(src, y), *c = cg__row(src, y + 1);
-        const uint64_t *d = cg__row(src, y + 2);
-        uint64_t *out = cg__row(dst, y);
-        for (size_t i = 0; i < nw; i++) {
-            uint64_t v1[4], v2[5], s[2];
-            count3x3(v1, a + i, b + i, c + i, self);
-            uint64_t wall = bs_ge(v1, 4, r1);
-            if (r2 >= 0) {
-                v2[0] = v1[0];
-                v2[1] = v1[1];
-                v2[2] = v1[2];
-                v2[3] = v1[3];
-                v2[4] = 0;
-                sum3(s, west(t + i, 1), t[i], east(t + i, 1));
-                bs_add(v2, 5, s, 2);
-                sum3(s, west(d + i, 1), d[i], east(d + i, 1));
-                bs_add(v2, 5, s, 2);
-                sum3(s, west(a + i, 2), west(b + i, 2), west(c + i, 2));
-                bs_add(v2, 5, s, 2);
-                sum3(s, east(a + i, 2), east(b + i, 2), east(c + i, 2));
-                bs_add(v2, 5, s, 2);
-                wall |= ~bs_ge(v2, 5, r2 + 1);
-            }
-            out[i] = wall;
-        }
+     * v1 >= r1 or v2 <= r2 (v2 >= r2+1 fails); the outer ring stays wall. */
+    switch (path_for(src)) {
+#if defined(CG__HAVE_X86)
+    case CG__PATH_AVX512:
+        generation_avx512(src, dst, r1, r2, self);
+        break;
+    case CG__PATH_AVX2:
+        generation_avx2(src, dst, r1, r2, self);
+        break;
+#endif
+#if defined(CG__HAVE_VECTOR)
+    case CG__PATH_VECTOR:
+        generation_vector(src, dst, r1, r2, self);
+        break;
+#endif
+    default:
+        generation_scalar(src, dst, r1, r2, self);
+        break;
     }
     cg__grid_wall_ring(dst);
 }
@@ -121,15 +176,23 @@ void cg__smooth(const cg_grid *src, cg_grid *dst, int walls)
 {
     /* Seed 002: wall iff at least `walls` of the 8 neighbours are walls,
      * outside counting as wall; every cell, border included. */
-    for (uint32_t y = 0; y < src->h; y++) {
-        const uint64_t *a = cg__row(src, (int64_t)y - 1), *b = cg__row(src, y);
-        const uint64_t *c = cg__row(src, (int64_t)y + 1);
-        uint64_t *out = cg__row(dst, y);
-        for (size_t i = 0; i < src->nw; i++) {
-            uint64_t v[4];
-            count3x3(v, a + i, b + i, c + i, 0);
-            out[i] = bs_ge(v, 4, walls);
-        }
+    switch (path_for(src)) {
+#if defined(CG__HAVE_X86)
+    case CG__PATH_AVX512:
+        smooth_avx512(src, dst, walls);
+        break;
+    case CG__PATH_AVX2:
+        smooth_avx2(src, dst, walls);
+        break;
+#endif
+#if defined(CG__HAVE_VECTOR)
+    case CG__PATH_VECTOR:
+        smooth_vector(src, dst, walls);
+        break;
+#endif
+    default:
+        smooth_scalar(src, dst, walls);
+        break;
     }
     cg__grid_fix_tail(dst);
 }
@@ -137,18 +200,24 @@ void cg__smooth(const cg_grid *src, cg_grid *dst, int walls)
 void cg__rule(const cg_grid *src, cg_grid *dst, int lo, int hi)
 {
     /* Seed 001: floor iff the floor cells of the 3x3 block (centre included)
-     * number lo..hi. With w walls among the 9, floor = 9 - w, so floor iff
-     * 9-hi <= w <= 9-lo. */
-    for (uint32_t y = 0; y < src->h; y++) {
-        const uint64_t *a = cg__row(src, (int64_t)y - 1), *b = cg__row(src, y);
-        const uint64_t *c = cg__row(src, (int64_t)y + 1);
-        uint64_t *out = cg__row(dst, y);
-        for (size_t i = 0; i < src->nw; i++) {
-            uint64_t v[4];
-            count3x3(v, a + i, b + i, c + i, 1);
-            uint64_t floor = bs_ge(v, 4, 9 - hi) & ~bs_ge(v, 4, 10 - lo);
-            out[i] = ~floor;
-        }
+     * number lo..hi. */
+    switch (path_for(src)) {
+#if defined(CG__HAVE_X86)
+    case CG__PATH_AVX512:
+        rule_avx512(src, dst, lo, hi);
+        break;
+    case CG__PATH_AVX2:
+        rule_avx2(src, dst, lo, hi);
+        break;
+#endif
+#if defined(CG__HAVE_VECTOR)
+    case CG__PATH_VECTOR:
+        rule_vector(src, dst, lo, hi);
+        break;
+#endif
+    default:
+        rule_scalar(src, dst, lo, hi);
+        break;
     }
     cg__grid_fix_tail(dst);
 }

@@ -78,6 +78,11 @@ cg_status cg_grid_clone(cg_grid **out, const cg_grid *src)
         memcpy(g->marks, src->marks, src->nmarks * sizeof *g->marks);
         g->nmarks = g->capmarks = src->nmarks;
     }
+    if (src->reach && cg__reach_clone(&g->reach, src->reach) != CG_OK) {
+        cg_grid_free(g);
+        *out = NULL;
+        return CG_ENOMEM;
+    }
     *out = g;
     return CG_OK;
 }
@@ -88,6 +93,7 @@ void cg_grid_free(cg_grid *grid)
         return;
     free(grid->mem);
     free(grid->marks);
+    cg__reach_free(grid->reach);
     free(grid);
 }
 
@@ -141,6 +147,7 @@ void cg_grid_set(cg_grid *grid, int64_t x, int64_t y, cg_cell cell)
 {
     if (!inside(grid, x, y))
         return;
+    cg_grid_clear_reach(grid); /* its distances assumed the old cells */
     uint64_t *w = &cg__row(grid, y)[x >> 6];
     uint64_t bit = UINT64_C(1) << (x & 63);
     if (cell == CG_WALL) {
@@ -184,6 +191,8 @@ cg_status cg_grid_set_marker(cg_grid *grid, int64_t x, int64_t y, cg_marker mark
     if (!inside(grid, x, y) || (unsigned)marker > CG_MARK_BLOCKED)
         return CG_EINVAL;
     uint32_t ux = (uint32_t)x, uy = (uint32_t)y;
+    if (marker == CG_MARK_BLOCKED || cg_grid_marker(grid, x, y) == CG_MARK_BLOCKED)
+        cg_grid_clear_reach(grid); /* a blocked cell changes what is reachable */
     if (marker == CG_MARK_NONE) {
         mark_remove(grid, ux, uy);
         return CG_OK;

@@ -29,7 +29,28 @@ struct cg_grid {
     uint64_t *mem;   /* (h + 2*CG__PAD) * stride words */
     cg__mark *marks; /* sorted by (y, x), at most one per cell */
     size_t nmarks, capmarks;
+    struct cg__reach *reach; /* distances of the last reach, or NULL (reach.c) */
 };
+
+/* A reach result: distances over a window of the map, held in a padded
+ * array (one sentinel cell on each side) so the search needs no bounds
+ * tests. Cells outside the window are unreached. */
+typedef struct cg__reach {
+    uint32_t x0, y0, w, h; /* the window */
+    size_t stride;         /* w + 2 */
+    uint32_t *dist;        /* (h + 2) * stride; cell (x, y) at (y-y0+1)*stride + x-x0+1 */
+    uint32_t max_distance;
+    uint64_t count; /* cells reached */
+} cg__reach;
+
+/* Distances above this are sentinels in cg__reach.dist. */
+#define CG__DIST_BLOCKED (UINT32_MAX - 1)
+
+cg_status cg__reach_clone(cg__reach **out, const cg__reach *src);
+void cg__reach_free(cg__reach *r);
+/* Test hook: -1 chooses the search by budget, 0 forces the queue BFS, 1 the
+ * bitboard search. Not thread-safe; tests only. */
+void cg__reach_force_path(int path);
 
 /* Word 0 of row y; valid for y in -CG__PAD .. h-1+CG__PAD, words -1 .. nw. */
 static inline uint64_t *cg__row(const cg_grid *g, int64_t y)
@@ -107,6 +128,46 @@ void cg__fill(cg_grid *g, uint64_t key, uint32_t ppb);
 void cg__generation(const cg_grid *src, cg_grid *dst, int r1, int r2, int self);
 void cg__smooth(const cg_grid *src, cg_grid *dst, int walls);
 void cg__rule(const cg_grid *src, cg_grid *dst, int lo, int hi);
+
+/* Code paths of the bit-parallel kernels (automaton.c, fill.c): the best one
+ * the CPU supports is used unless a test forces one. All give the same bits. */
+enum {
+    CG__PATH_AUTO = -1,
+    CG__PATH_SCALAR = 0, /* one uint64_t at a time, portable C */
+    CG__PATH_VECTOR = 1, /* GCC vector extensions, baseline ISA */
+    CG__PATH_AVX2 = 2,
+    CG__PATH_AVX512 = 3,
+    CG__PATH_COUNT = 4
+};
+/* Nonzero if this build and CPU can run the path. */
+int cg__kernel_path_available(int path);
+/* TEST/BENCH ONLY, not thread-safe: force a path (CG__PATH_AUTO undoes it).
+ * Returns 0, or -1 (nothing changed) if the path is not available. */
+int cg__set_kernel_path(int path);
+/* The path the kernels take now, and a path's name ("scalar", ...). */
+int cg__kernel_path(void);
+const char *cg__kernel_path_name(int path);
+
+/* place.c: 4-connected searches over floor (markers are floor).
+ * cg__flood: reached (same size as g, allocated by the caller) becomes the
+ * floor cells connected to (x, y) - 0 bits, every other bit 1, so it is a
+ * valid grid holding only that region; *count gets their number, 0 if (x, y)
+ * is wall. cg__path_length: the fewest steps from (x0, y0) to (x1, y1), -1
+ * if unreachable or either is wall. */
+cg_status cg__flood(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reached, uint64_t *count);
+cg_status cg__path_length(const cg_grid *g, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1,
+                          int64_t *length);
+/* The first marker of a kind in (y, x) order; 0 if there is none. */
+int cg__find_mark(const cg_grid *g, cg_marker kind, uint32_t *x, uint32_t *y);
+
+/* regions.c: 4-connected regions (seed 002), labelled on runs of the bitboard
+ * in time linear in the map and memory O(width + regions); docs/regions.md.
+ * cg__floor_regions: the number of floor regions of g and the size of the
+ * largest (0, 0 for no floor). cg__keep_largest_floor: every floor region but
+ * the largest (ties: the first in scan order) becomes wall; markers on those
+ * cells are dropped. Both fail only with CG_ENOMEM / CG_EOVERFLOW. */
+cg_status cg__floor_regions(const cg_grid *g, uint64_t *count, uint64_t *largest);
+cg_status cg__keep_largest_floor(cg_grid *g);
 
 /* Writers, one per format (io_*.c); cg_write (write.c) dispatches. */
 cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag);

@@ -201,5 +201,26 @@ const cg__step_def cg__step_defs[] = {
     {"smooth", "smooth [N] [walls=0..9]", 1, {"walls", NULL}, {NULL}, 0, 0, parse_smooth,
      run_smooth},
     {"rule", "rule [N] floor=LO..HI", 1, {"floor", NULL}, {NULL}, 0, 0, parse_rule, run_rule},
+    {"downscale", "downscale K", 1, {NULL}, {NULL}, 0, 1, cg__parse_downscale,
+     cg__run_downscale},
+    {"entrance", "entrance", 0, {NULL}, {NULL}, 0, 1, cg__parse_entrance, cg__run_entrance},
+    {"exit", "exit", 0, {NULL}, {NULL}, 0, 1, cg__parse_entrance, cg__run_exit},
+    {"poi", "poi count=K [spacing=D]", 0, {"count", "spacing", NULL}, {NULL}, 0, 1,
+     cg__parse_poi, cg__run_poi},
+    /* "open>=P%" splits at '=' like any key=value: the key is "open>". */
+    {"require", "require open>=PERCENT", 0, {"open>", NULL}, {NULL}, 0, 0, cg__parse_require,
+     cg__run_require},
+    /* `loops` is both a flag and a key (`loops`, `loops=30%`); maze.c reads the flags in
+     * this order. */
+    {"maze", "maze [connected] [loops[=PERCENT]] [no-isolated]", 0, {"loops", NULL},
+     {"connected", "loops", "no-isolated", NULL}, 0, 1, cg__maze_parse, cg__maze_run},
+    {"reach", "reach from=X,Y[;X,Y...]|entrance [moves=M]", 0, {"from", "moves", NULL}, {NULL},
+     0, 0, cg__parse_reach, cg__run_reach},
+    {"remove-floor", "remove-floor min=N", 0, {"min", NULL}, {NULL}, 0, 0, cg__parse_remove,
+     cg__run_remove_floor},
+    {"remove-walls", "remove-walls min=N", 0, {"min", NULL}, {NULL}, 0, 0, cg__parse_remove,
+     cg__run_remove_walls},
+    {"keep-largest", "keep-largest", 0, {NULL}, {NULL}, 0, 0, cg__parse_keep_largest,
+     cg__run_keep_largest},
 };
 const size_t cg__step_def_count = sizeof cg__step_defs / sizeof cg__step_defs[0];

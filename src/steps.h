@@ -8,6 +8,7 @@
 #include "internal.h"
 
 #define CG__MAX_KEYS 8
+#define CG__REACH_MAX_STARTS 32
 
 /* A token of a preset line: its bytes and its 1-based column. */
 typedef struct cg__token {
@@ -49,6 +50,31 @@ typedef struct cg__step {
             uint32_t n;
             int lo, hi;
         } rule;
+        struct {
+            int connected, no_isolated;
+            uint32_t loops_ppb; /* loop probability in parts per billion; 0 = no loops */
+        } maze;
+        struct {
+            cg_point starts[CG__REACH_MAX_STARTS];
+            uint32_t nstarts;
+            int from_entrance; /* the entrance marker is a start too */
+            uint32_t moves;    /* CG_MOVES_UNLIMITED when absent */
+        } reach;
+        struct {
+            uint32_t k; /* block side, 1..CG__DOWNSCALE_MAX */
+        } downscale;
+        struct {
+            uint32_t count, spacing;
+        } poi;
+        struct {
+            uint32_t ppb; /* open>= threshold in parts per billion of the map */
+        } require;
+        struct {
+            uint64_t min; /* remove-floor / remove-walls: regions under min cells go */
+        } regions;
+        struct {
+            uint32_t width; /* corridor width, 1..CG__CONNECT_MAX_WIDTH */
+        } connect;
     } u;
 } cg__step;
 
@@ -58,6 +84,10 @@ typedef struct cg__run {
     cg_grid *scratch; /* same size: the second buffer of double-buffered steps */
     uint64_t seed;
     cg_diag *diag;
+    /* Placement (place.c), reset for every attempt. */
+    int have_entrance_angle; /* an `entrance` step ran: `exit` turns from its angle */
+    uint32_t entrance_angle; /* 65536 units per turn */
+    uint64_t fail_score;     /* with CG_EFAIL: how close the attempt came (higher: closer) */
 } cg__run;
 
 typedef struct cg__step_def {
@@ -86,5 +116,42 @@ cg_status cg__parse_percent(const cg__token *tok, int line, const char *what, ui
 /* preset.c: parses text, appending steps to *steps (grown with realloc). */
 cg_status cg__parse_steps(const char *text, size_t len, cg__step **steps, size_t *nsteps,
                           size_t *cap, cg_diag *diag);
+
+/* maze.c: `maze [connected] [loops[=P%]] [no-isolated]` (seed 003). */
+cg_status cg__maze_parse(cg__step *step, const cg__args *args, cg_diag *diag);
+cg_status cg__maze_run(const cg__step *step, cg__run *run);
+
+/* reach.c: `reach from=X,Y[;X,Y...]|entrance [moves=M]`. */
+cg_status cg__parse_reach(cg__step *step, const cg__args *args, cg_diag *diag);
+cg_status cg__run_reach(const cg__step *step, cg__run *run);
+
+/* downscale.c: `downscale K` (seed 001). Steps before it run at K times the
+ * size (cg__pipeline_start_size). */
+#define CG__DOWNSCALE_MAX 16
+cg_status cg__parse_downscale(cg__step *step, const cg__args *args, cg_diag *diag);
+cg_status cg__run_downscale(const cg__step *step, cg__run *run);
+
+/* place.c: `entrance`, `exit`, `poi count=K spacing=D`, `require open>=P%`
+ * (seed 001, SPEC 3.2). A requirement that fails returns CG_EFAIL with the
+ * reason in run->diag and run->fail_score set; the pipeline then retries. */
+cg_status cg__parse_entrance(cg__step *step, const cg__args *args, cg_diag *diag);
+cg_status cg__run_entrance(const cg__step *step, cg__run *run);
+cg_status cg__run_exit(const cg__step *step, cg__run *run);
+cg_status cg__parse_poi(cg__step *step, const cg__args *args, cg_diag *diag);
+cg_status cg__run_poi(const cg__step *step, cg__run *run);
+cg_status cg__parse_require(cg__step *step, const cg__args *args, cg_diag *diag);
+cg_status cg__run_require(const cg__step *step, cg__run *run);
+
+/* regions.c: `remove-floor min=N`, `remove-walls min=N`, `keep-largest` (seed 002). */
+cg_status cg__parse_remove(cg__step *step, const cg__args *args, cg_diag *diag);
+cg_status cg__parse_keep_largest(cg__step *step, const cg__args *args, cg_diag *diag);
+cg_status cg__run_remove_floor(const cg__step *step, cg__run *run);
+cg_status cg__run_remove_walls(const cg__step *step, cg__run *run);
+cg_status cg__run_keep_largest(const cg__step *step, cg__run *run);
+
+/* connect.c: `connect [width=W]` (seed 002). */
+#define CG__CONNECT_MAX_WIDTH 16
+cg_status cg__parse_connect(cg__step *step, const cg__args *args, cg_diag *diag);
+cg_status cg__run_connect(const cg__step *step, cg__run *run);
 
 #endif

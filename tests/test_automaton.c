@@ -11,6 +11,8 @@
 
 #include "oracle.h"
 #include "testutil.h"
+/* The test-only hook that forces a kernel code path (cg__set_kernel_path). */
+#include "../src/internal.h"
 
 /* Small sizes: degenerate maps and widths on either side of a 64-bit word. */
 static const int small_sizes[][2] = {
@@ -507,6 +509,155 @@ static void passes_read_only_the_previous_generation(void **state)
     cg_grid_free(in);
 }
 
+/* ------------------------------------------------------------ code paths */
+
+/* The library has several code paths for these rules (src/automaton.c:
+ * scalar, vector extensions, AVX2, AVX-512); the vector ones only run on
+ * maps of 8 words (449 cells) or more, so the tests above, whose maps are
+ * narrower, see only the scalar one. These force each path this machine can
+ * run in turn, on maps wide enough for it, and demand the oracle's result. */
+
+static int path_teardown(void **state)
+{
+    (void)state;
+    cg__set_kernel_path(CG__PATH_AUTO);
+    return 0;
+}
+
+/* Calls fn once per available path, with that path forced. */
+static void for_each_path(void (*fn)(int path, uint64_t *rng), uint64_t seed)
+{
+    int ran = 0;
+    for (int path = 0; path < CG__PATH_COUNT; path++) {
+        if (!cg__kernel_path_available(path))
+            continue;
+        assert_int_equal(cg__set_kernel_path(path), 0);
+        uint64_t rng = seed + (uint64_t)path;
+        fn(path, &rng);
+        ran++;
+    }
+    assert_int_equal(cg__set_kernel_path(CG__PATH_AUTO), 0);
+    /* The scalar path and, with GCC or Clang, the vector one always exist. */
+    assert_true(ran >= 1);
+}
+
+/* Widths from just past one 8-word chunk to a few chunks, none a multiple
+ * of 64 but one: the last chunk of a row overlaps the one before it. */
+static const int wide_widths[] = {449, 511, 512, 513, 577, 703, 1001};
+#define N_WIDE (sizeof wide_widths / sizeof wide_widths[0])
+
+static void wide_case(const params *p, int index, uint64_t *rng)
+{
+    cg_pipeline *pipe = parse_params(p);
+    check_random(pipe, p, wide_widths[(size_t)index % N_WIDE], 3 + index % 5, rng);
+    cg_pipeline_free(pipe);
+}
+
+static void every_generation_parameter_on_path(int path, uint64_t *rng)
+{
+    (void)path;
+    int index = 0;
+    for (int self = 0; self <= 1; self++)
+        for (int r1 = 0; r1 <= 9; r1++)
+            for (int r2 = -1; r2 <= 21; r2++)
+                wide_case(&(params){GENERATION, 1, r1, r2, self}, index++, rng);
+}
+
+static void every_path_matches_oracle_for_every_r1_r2_on_wide_maps(void **state)
+{
+    (void)state;
+    for_each_path(every_generation_parameter_on_path, 10000);
+}
+
+static void every_smooth_and_rule_parameter_on_path(int path, uint64_t *rng)
+{
+    (void)path;
+    int index = 0;
+    for (int t = 0; t <= 9; t++)
+        wide_case(&(params){SMOOTH, 1, t, 0, 0}, index++, rng);
+    for (int lo = 0; lo <= 9; lo++)
+        for (int hi = lo; hi <= 9; hi++)
+            wide_case(&(params){RULE, 1, lo, hi, 0}, index++, rng);
+}
+
+static void every_path_matches_oracle_for_every_smooth_and_rule_on_wide_maps(void **state)
+{
+    (void)state;
+    for_each_path(every_smooth_and_rule_parameter_on_path, 11000);
+}
+
+/* Maps wider than one strip of 64 words (4096 cells), whose second strip is
+ * 1, 2, 8 or 15 words wide, several passes; and maps 1 to 3 rows high. */
+static void strips_and_short_maps_on_path(int path, uint64_t *rng)
+{
+    (void)path;
+    static const params plist[] = {
+        {GENERATION, 2, 5, 2, 1}, {GENERATION, 2, 5, -1, 1}, {GENERATION, 1, 4, 8, 0},
+        {GENERATION, 1, 6, 13, 0}, {SMOOTH, 2, 5, 0, 0},     {RULE, 2, 5, 8, 0},
+        {RULE, 1, 2, 6, 0},
+    };
+    static const int strip_sizes[][2] = {{4097, 5}, {4161, 4}, {4608, 3}, {5053, 4}};
+    static const int short_sizes[][2] = {{600, 1}, {600, 2}, {600, 3}, {1000, 4}};
+    for (size_t k = 0; k < sizeof plist / sizeof plist[0]; k++) {
+        cg_pipeline *pipe = parse_params(&plist[k]);
+        const int *sz = strip_sizes[k % 4];
+        check_random(pipe, &plist[k], sz[0], sz[1], rng);
+        for (size_t s = 0; s < 4; s++)
+            check_random(pipe, &plist[k], short_sizes[s][0], short_sizes[s][1], rng);
+        cg_pipeline_free(pipe);
+    }
+}
+
+static void every_path_matches_oracle_across_strips_and_on_short_maps(void **state)
+{
+    (void)state;
+    for_each_path(strips_and_short_maps_on_path, 12000);
+}
+
+static void patterns_on_path(int path, uint64_t *rng)
+{
+    (void)path;
+    (void)rng;
+    static const params plist[] = {
+        {GENERATION, 1, 5, 0, 1}, {GENERATION, 1, 5, 2, 0}, {GENERATION, 1, 9, 21, 1},
+        {SMOOTH, 1, 5, 0, 0},     {RULE, 1, 5, 9, 0},
+    };
+    static const int sizes[][2] = {{449, 6}, {577, 5}, {640, 4}};
+    for (size_t k = 0; k < sizeof plist / sizeof plist[0]; k++) {
+        cg_pipeline *pipe = parse_params(&plist[k]);
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            int w = sizes[s][0], h = sizes[s][1];
+            uint8_t *cells = tu_alloc_cells(w, h);
+            for (int pattern = 0; pattern < 10; pattern++) {
+                fill_pattern(cells, w, h, pattern);
+                check_cells(pipe, &plist[k], cells, w, h);
+            }
+            free(cells);
+        }
+        cg_pipeline_free(pipe);
+    }
+}
+
+static void every_path_matches_oracle_on_patterns(void **state)
+{
+    (void)state;
+    for_each_path(patterns_on_path, 13000);
+}
+
+static void kernel_path_hook_refuses_unknown_paths(void **state)
+{
+    (void)state;
+    assert_int_equal(cg__set_kernel_path(CG__PATH_COUNT), -1);
+    assert_int_equal(cg__set_kernel_path(-2), -1);
+    assert_int_equal(cg__set_kernel_path(CG__PATH_SCALAR), 0);
+    assert_int_equal(cg__kernel_path(), CG__PATH_SCALAR);
+    assert_int_equal(cg__set_kernel_path(CG__PATH_AUTO), 0);
+    assert_true(cg__kernel_path_available(cg__kernel_path()));
+    for (int path = 0; path < CG__PATH_COUNT; path++)
+        if (cg__kernel_path_available(path))
+            print_message("kernel path available here: %s\n", cg__kernel_path_name(path));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -524,6 +675,14 @@ int main(void)
         cmocka_unit_test(rule_matches_oracle_for_every_floor_range),
         cmocka_unit_test(every_rule_matches_oracle_on_patterns),
         cmocka_unit_test(many_generations_match_oracle_on_big_maps),
+        cmocka_unit_test_teardown(every_path_matches_oracle_for_every_r1_r2_on_wide_maps,
+                                  path_teardown),
+        cmocka_unit_test_teardown(every_path_matches_oracle_for_every_smooth_and_rule_on_wide_maps,
+                                  path_teardown),
+        cmocka_unit_test_teardown(every_path_matches_oracle_across_strips_and_on_short_maps,
+                                  path_teardown),
+        cmocka_unit_test_teardown(every_path_matches_oracle_on_patterns, path_teardown),
+        cmocka_unit_test_teardown(kernel_path_hook_refuses_unknown_paths, path_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

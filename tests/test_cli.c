@@ -513,6 +513,167 @@ static void generation_step_follows_the_seed_rule_on_a_map(void **state)
     run_free(&r);
 }
 
+/* ------------------------------------------- placement, attempts, stats */
+
+static size_t count_char(const char *s, char c)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += *s == c;
+    return n;
+}
+
+/* --stats: one line on stderr after the map, key=value or a JSON object. */
+static void stats_describe_the_written_map(void **state)
+{
+    (void)state;
+    run_result a = RUN(NULL, "--preset", "type2", "--seed", "42", "--stats");
+    assert_int_equal(a.status, 0);
+    assert_int_equal(a.outlen, 81 * 50);
+    assert_true(strncmp(a.err, "size=80x50 floor=", 17) == 0);
+    char floor_cells[64];
+    snprintf(floor_cells, sizeof floor_cells, "%% floor_cells=%zu regions=", count_char(a.out, '.'));
+    if (!strstr(a.err, floor_cells))
+        fail_msg("stats %s lack '%s'", a.err, floor_cells);
+    assert_non_null(strstr(a.err, " largest="));
+    assert_non_null(strstr(a.err, " dead_ends="));
+    assert_non_null(strstr(a.err, " points=0 path=-1 attempts=1 seed=42 run_seed=42\n"));
+    assert_int_equal(count_char(a.err, '\n'), 1);
+    /* The same map as without --stats. */
+    char golden[400];
+    snprintf(golden, sizeof golden, "%s/golden/type2-seed42-80x50.txt", CG_TEST_DIR);
+    char *g = read_file(golden, NULL);
+    assert_non_null(g);
+    assert_string_equal(a.out, g);
+    free(g);
+    run_free(&a);
+
+    run_result j = RUN(NULL, "-p", "level", "-s", "42", "--stats=json", "-o", "level.txt");
+    assert_int_equal(j.status, 0);
+    assert_true(strncmp(j.err, "{\"width\":80,\"height\":50,\"floor\":", 32) == 0);
+    assert_non_null(strstr(j.err, ",\"regions\":1,"));
+    assert_non_null(strstr(j.err, ",\"points\":8,\"path\":"));
+    assert_non_null(strstr(j.err, ",\"seed\":\"42\",\"run_seed\":\""));
+    assert_true(strcmp(j.err + strlen(j.err) - 3, "\"}\n") == 0);
+    assert_int_equal(count_char(j.err, '\n'), 1);
+    assert_null(strstr(j.err, "\"path\":-1"));
+    run_free(&j);
+    char written[300];
+    path_in(written, sizeof written, "level.txt");
+    assert_int_equal(unlink(written), 0);
+}
+
+/* cavegen --preset level --seed 42 -o level.png: the same bytes every time,
+ * with an entrance, an exit and points (SPEC 3.2, 5). */
+static void level_preset_places_markers_the_same_every_time(void **state)
+{
+    (void)state;
+    run_result a = RUN(NULL, "--preset", "level", "--seed", "42", "-o", "a.png");
+    run_result b = RUN(NULL, "--preset", "level", "--seed", "42", "-o", "b.png");
+    assert_int_equal(a.status, 0);
+    assert_int_equal(b.status, 0);
+    assert_string_equal(a.err, "");
+    char pa[300], pb[300];
+    path_in(pa, sizeof pa, "a.png");
+    path_in(pb, sizeof pb, "b.png");
+    size_t la, lb;
+    char *da = read_file(pa, &la), *db = read_file(pb, &lb);
+    assert_non_null(da);
+    assert_non_null(db);
+    assert_true(la > 8 && memcmp(da, "\x89PNG", 4) == 0);
+    assert_int_equal(la, lb);
+    assert_memory_equal(da, db, la);
+    free(da);
+    free(db);
+    unlink(pa);
+    unlink(pb);
+    run_free(&a);
+    run_free(&b);
+
+    run_result t = RUN(NULL, "--preset", "level", "--seed", "42");
+    assert_int_equal(t.status, 0);
+    assert_int_equal(count_char(t.out, '<'), 1);
+    assert_int_equal(count_char(t.out, '>'), 1);
+    assert_int_equal(count_char(t.out, '*'), 8);
+    /* The ASCII map reads back with its markers. */
+    run_result back = RUN(t.out, "-i", "-");
+    assert_int_equal(back.status, 0);
+    assert_string_equal(back.out, t.out);
+    run_free(&back);
+    run_free(&t);
+}
+
+/* An impossible requirement: exit 1 after the attempts, one message naming
+ * it, no output file (and an existing one kept). */
+static void impossible_requirement_fails_without_an_output_file(void **state)
+{
+    (void)state;
+    run_result a = RUN(NULL, "-p", "level", "-s", "42", "--step", "require open>=99%",
+                       "--max-attempts", "5", "-o", "out.png");
+    assert_int_equal(a.status, 1);
+    assert_one_message(&a, "require open>=99%: ");
+    assert_one_message(&a, "(best of 5 attempts)");
+    assert_int_equal(a.outlen, 0);
+    char names[1000];
+    list_dir(workdir, names, sizeof names);
+    assert_string_equal(names, "");
+    run_free(&a);
+
+    char keep[300];
+    path_in(keep, sizeof keep, "keep.txt");
+    write_file(keep, "old map\n");
+    run_result b = RUN(NULL, "-p", "level", "-s", "1", "--step", "require open>=99%", "-o",
+                       "keep.txt", "--stats");
+    assert_int_equal(b.status, 1);
+    assert_one_message(&b, "(best of 100 attempts)");
+    char *old = read_file(keep, NULL);
+    assert_string_equal(old, "old map\n");
+    free(old);
+    unlink(keep);
+    list_dir(workdir, names, sizeof names);
+    assert_string_equal(names, "");
+    run_free(&b);
+}
+
+static void attempts_and_stats_options_are_checked(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args[4];
+        const char *needle;
+    } cases[] = {
+        {{"--max-attempts", "0"}, "--max-attempts: '0' is not in 1..1000000"},
+        {{"--max-attempts", "1000001"}, "1..1000000"},
+        {{"--max-attempts", "x"}, "max-attempts"},
+        {{"--max-attempts", "-3"}, "max-attempts"},
+        {{"--stats=xml"}, "--stats: unknown format 'xml'"},
+        {{"--stats", "json"}, "unexpected argument 'json'"},
+        {{"--step", "poi count=0"}, "count"},
+        {{"--step", "require open>=200%"}, "open"},
+        {{"--step", "downscale 17"}, "1..16"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_result r = run_v(NULL, cases[i].args);
+        if (r.status != 2)
+            fail_msg("case %zu (%s): exit %d, stderr %s", i, cases[i].args[0], r.status, r.err);
+        assert_one_message(&r, cases[i].needle);
+        run_free(&r);
+    }
+    /* A later attempt's seed, reported by --stats, rebuilds the map at once. */
+    run_result a = RUN(NULL, "-p", "level", "-s", "42", "--stats");
+    assert_int_equal(a.status, 0);
+    const char *rs = strstr(a.err, "run_seed=");
+    assert_non_null(rs);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%.*s", (int)strcspn(rs + 9, "\n"), rs + 9);
+    run_result b = RUN(NULL, "-p", "level", "-s", seed, "--stats");
+    assert_int_equal(b.status, 0);
+    assert_string_equal(a.out, b.out);
+    assert_non_null(strstr(b.err, " attempts=1 "));
+    run_free(&a);
+    run_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -531,6 +692,10 @@ int main(void)
         cmocka_unit_test(bad_files_exit_1_with_their_position),
         cmocka_unit_test(failed_writes_leave_no_file_and_keep_the_old_one),
         cmocka_unit_test(generation_step_follows_the_seed_rule_on_a_map),
+        cmocka_unit_test(stats_describe_the_written_map),
+        cmocka_unit_test(level_preset_places_markers_the_same_every_time),
+        cmocka_unit_test(impossible_requirement_fails_without_an_output_file),
+        cmocka_unit_test(attempts_and_stats_options_are_checked),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -9,6 +9,8 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+/* The test-only hook that forces a kernel code path (cg__set_kernel_path). */
+#include "../src/internal.h"
 
 static const uint64_t seeds[] = {
     0, 1, 2, 42, 7, 123456789, UINT64_C(0x8000000000000000), UINT64_C(0xFFFFFFFFFFFFFFFF),
@@ -284,6 +286,80 @@ static void each_fill_step_draws_its_own_cells(void **state)
     }
 }
 
+/* ------------------------------------------------------------ code paths */
+
+/* docs/randomness.md, written out again here independently of src/rng.c:
+ * the fill is pinned to this formula, whatever path computes it. */
+static uint64_t doc_mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static int doc_fill_wall(uint64_t seed, uint32_t ordinal, uint64_t ppb, uint64_t x, uint64_t y)
+{
+    uint64_t k = doc_mix64(seed + UINT64_C(0x9E3779B97F4A7C15));
+    uint64_t key = doc_mix64(k ^ ((UINT64_C(1) << 32) | ordinal));
+    uint64_t row = doc_mix64(key ^ (y * UINT64_C(0xD1B54A32D192ED03)));
+    uint64_t hash = doc_mix64(row + x * UINT64_C(0x9E3779B97F4A7C15));
+    return (hash >> 32) < (ppb << 32) / 1000000000u;
+}
+
+/* Every path the machine can run (src/automaton.c: scalar, vector, AVX2,
+ * AVX-512) draws exactly the documented cells, on maps narrower and wider
+ * than a word and than the 8-word vectors, at the extremes and in between. */
+static void every_path_fills_the_documented_cells(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        uint64_t ppb;
+    } fills[] = {
+        {"fill 0", 0},          {"fill 0.5", 5000000},   {"fill 45", 450000000},
+        {"fill 45.5", 455000000}, {"fill 99.9999999", 999999999}, {"fill 100", 1000000000},
+    };
+    static const uint32_t sizes[][2] = {{1, 1}, {3, 2}, {63, 5}, {64, 3}, {65, 4},
+                                        {449, 3}, {513, 4}, {1000, 3}, {4161, 2}};
+    int paths = 0;
+    for (int path = 0; path < CG__PATH_COUNT; path++) {
+        if (!cg__kernel_path_available(path))
+            continue;
+        assert_int_equal(cg__set_kernel_path(path), 0);
+        paths++;
+        for (size_t f = 0; f < sizeof fills / sizeof fills[0]; f++) {
+            for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+                uint64_t seed = seeds[(f * 3 + i) % N_SEEDS];
+                uint32_t w = sizes[i][0], h = sizes[i][1];
+                cg_grid *g = fill(fills[f].text, seed, w, h);
+                for (uint32_t y = 0; y < h; y++) {
+                    for (uint32_t x = 0; x < w; x++) {
+                        int want = on_ring(x, y, w, h) ||
+                                   doc_fill_wall(seed, 0, fills[f].ppb, x, y);
+                        if ((cg_grid_get(g, x, y) == CG_WALL) != want) {
+                            print_error("path %s, \"%s\" seed %llu, %ux%u: cell (%u,%u) is %s\n",
+                                        cg__kernel_path_name(path), fills[f].text,
+                                        (unsigned long long)seed, w, h, x, y,
+                                        want ? "floor, want wall" : "wall, want floor");
+                            fail();
+                        }
+                    }
+                }
+                cg_grid_free(g);
+            }
+        }
+    }
+    assert_true(paths >= 1);
+    cg__set_kernel_path(CG__PATH_AUTO);
+}
+
+static int path_teardown(void **state)
+{
+    (void)state;
+    cg__set_kernel_path(CG__PATH_AUTO);
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -299,6 +375,7 @@ int main(void)
         cmocka_unit_test(fill_cells_do_not_repeat_across_words_or_rows),
         cmocka_unit_test(fill_ignores_the_input_cells),
         cmocka_unit_test(each_fill_step_draws_its_own_cells),
+        cmocka_unit_test_teardown(every_path_fills_the_documented_cells, path_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -301,6 +301,65 @@ static void failing_write_callback_gives_eio(void **state)
     cg_grid_free(g);
 }
 
+/* The writer deflates one pixel row per cell row and splices in a block for
+ * its scale-1 copies (src/io_png.c). These maps stress that: rows longer
+ * than deflate's 32 KiB window and than its 258-byte matches, odd scales
+ * whose 4-bit pixels straddle bytes, uniform rows next to random ones, and
+ * an image whose compressed data needs several IDAT chunks. libpng checks
+ * the chunk CRCs and the zlib Adler-32 while decoding. */
+static void png_of_wide_maps_and_large_scales_decodes(void **state)
+{
+    (void)state;
+    uint64_t rng = 10;
+    /* 4200 cells at scale 64: 33600-byte rows at 1 bit per pixel. */
+    cg_grid *g = random_grid(4200, 2, &rng);
+    check_png(g, 64);
+    cg_grid_free(g);
+    /* Markers: 4 bits per pixel, 35200-byte rows; odd scales. */
+    g = random_grid(1100, 3, &rng);
+    for (int x = 1; x < 1100; x += 97) {
+        cg_grid_set(g, x, 1, CG_FLOOR);
+        assert_int_equal(cg_grid_set_marker(g, x, 1, (cg_marker)(1 + x % 4)), CG_OK);
+    }
+    check_png(g, 64);
+    check_png(g, 5);
+    check_png(g, 1);
+    cg_grid_free(g);
+    /* Uniform rows (all floor, all wall) between random ones. */
+    g = random_grid(700, 9, &rng);
+    for (int x = 0; x < 700; x++) {
+        cg_grid_set(g, x, 2, CG_FLOOR);
+        cg_grid_set(g, x, 3, CG_FLOOR);
+        cg_grid_set(g, x, 5, CG_WALL);
+    }
+    check_png(g, 2);
+    check_png(g, 7);
+    cg_grid_free(g);
+}
+
+static void png_of_a_big_random_map_spans_several_idat_chunks(void **state)
+{
+    (void)state;
+    uint64_t rng = 11;
+    /* 2.3 million random cells at scale 1 hardly compress: well over the
+     * 256 KiB the writer puts in one IDAT chunk. */
+    cg_grid *g = random_grid(2100, 1100, &rng);
+    tu_buf buf;
+    write_png(g, 1, &buf);
+    int idats = 0;
+    for (size_t pos = 8; pos + 12 <= buf.len;) {
+        const uint8_t *c = (const uint8_t *)buf.data + pos;
+        size_t len = (size_t)c[0] << 24 | (size_t)c[1] << 16 | (size_t)c[2] << 8 | c[3];
+        idats += memcmp(c + 4, "IDAT", 4) == 0;
+        pos += len + 12;
+    }
+    assert_true(idats >= 2);
+    tu_buf_free(&buf);
+    check_png(g, 1);
+    check_png(g, 2);
+    cg_grid_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,6 +370,8 @@ int main(void)
         cmocka_unit_test(png_bytes_depend_only_on_grid_and_options),
         cmocka_unit_test(png_rejects_scale_above_64),
         cmocka_unit_test(failing_write_callback_gives_eio),
+        cmocka_unit_test(png_of_wide_maps_and_large_scales_decodes),
+        cmocka_unit_test(png_of_a_big_random_map_spans_several_idat_chunks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

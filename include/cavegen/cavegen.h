@@ -95,8 +95,46 @@ void cg_grid_set(cg_grid *grid, int64_t x, int64_t y, cg_cell cell);
 cg_marker cg_grid_marker(const cg_grid *grid, int64_t x, int64_t y);
 cg_status cg_grid_set_marker(cg_grid *grid, int64_t x, int64_t y, cg_marker marker);
 
+/* The markers in (y, x) order: index 0..cg_grid_marker_count()-1. An index
+ * out of range gives CG_EINVAL. Any change to the grid may renumber them. */
+size_t cg_grid_marker_count(const cg_grid *grid);
+cg_status cg_grid_marker_at(const cg_grid *grid, size_t index, uint32_t *x, uint32_t *y,
+                            cg_marker *kind);
+
 /* Number of floor cells. */
 uint64_t cg_grid_floor_count(const cg_grid *grid);
+
+/* ---------------------------------------------------------------- reach */
+
+/* Reach (seed 004): from one or more start cells and a budget of moves, the
+ * floor cells a unit can reach in 4-neighbour steps, never entering walls or
+ * blocked cells, each with its distance to the nearest start. */
+
+#define CG_MOVES_UNLIMITED UINT32_MAX
+#define CG_UNREACHED UINT32_MAX
+
+typedef struct cg_point {
+    uint32_t x, y;
+} cg_point;
+
+/* Computes the reach from starts[0..nstarts-1] within max_moves moves
+ * (CG_MOVES_UNLIMITED: no budget) and attaches it to grid, replacing an
+ * earlier one; writers overlay it. Starts must be inside the map, on floor
+ * and not blocked (else CG_EINVAL, with a diag naming the start). The cost
+ * is proportional to the area within max_moves of the starts, not to the
+ * map. */
+cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts,
+                        uint32_t max_moves, cg_diag *diag);
+
+/* The distance of (x, y) in the attached reach, or CG_UNREACHED (also when
+ * there is no reach). */
+uint32_t cg_grid_distance(const cg_grid *grid, int64_t x, int64_t y);
+
+/* Cells reached by the attached reach (0 without one). */
+uint64_t cg_grid_reached_count(const cg_grid *grid);
+
+/* Drops the attached reach, if any. */
+void cg_grid_clear_reach(cg_grid *grid);
 
 /* ------------------------------------------------------------ pipelines */
 
@@ -127,6 +165,56 @@ int cg_pipeline_uses_seed(const cg_pipeline *pipeline);
  * new grid the caller frees. */
 cg_status cg_pipeline_run(const cg_pipeline *pipeline, uint64_t seed, uint32_t width,
                           uint32_t height, const cg_grid *input, cg_grid **out, cg_diag *diag);
+
+#define CG_DEFAULT_ATTEMPTS 100u
+#define CG_MAX_ATTEMPTS 1000000u
+
+/* What to run a pipeline on; zero-initialise for defaults. */
+typedef struct cg_run_options {
+    uint64_t seed;
+    uint32_t width, height; /* the result's size; 0: the pipeline's default */
+    const cg_grid *input;   /* start from a copy of this map; width, height ignored */
+    uint32_t max_attempts;  /* 1..CG_MAX_ATTEMPTS; 0: CG_DEFAULT_ATTEMPTS */
+} cg_run_options;
+
+/* How a run went. */
+typedef struct cg_run_info {
+    uint32_t attempts; /* attempts made, 1 if the first one met every requirement */
+    uint64_t seed;     /* the seed the last attempt ran with (the given one for the
+                        * first); running with it reproduces the map in one attempt */
+} cg_run_info;
+
+/* Runs the pipeline like cg_pipeline_run; when a requirement (`entrance`,
+ * `exit`, `poi`, `require`) fails, the whole pipeline runs again with the next
+ * attempt's seed (docs/placement.md), up to max_attempts, then returns CG_EFAIL
+ * with diag naming the requirement. info (may be NULL) is filled on success
+ * and on CG_EFAIL. On success *out is a new grid the caller frees. */
+cg_status cg_pipeline_run_ex(const cg_pipeline *pipeline, const cg_run_options *options,
+                             cg_grid **out, cg_run_info *info, cg_diag *diag);
+
+/* The size a run producing a width x height map starts at (0: the default
+ * size): larger by the product of the pipeline's `downscale` factors. Returns
+ * CG_EINVAL, with *start_w, *start_h unset, if that exceeds CG_MAX_DIM. */
+cg_status cg_pipeline_start_size(const cg_pipeline *pipeline, uint32_t width, uint32_t height,
+                                 uint32_t *start_w, uint32_t *start_h);
+
+/* ------------------------------------------------------------- analysis */
+
+/* Figures about a map, for scripts that pick maps (docs/placement.md). */
+typedef struct cg_stats {
+    uint32_t width, height;
+    uint64_t floor;          /* floor cells (markers sit on floor) */
+    uint64_t regions;        /* 4-connected floor regions */
+    uint64_t largest_region; /* cells of the largest one; 0 without floor */
+    uint64_t dead_ends;      /* floor cells with exactly one floor 4-neighbour */
+    uint64_t points;         /* points of interest ('*' markers) */
+    int64_t path_length;     /* fewest 4-neighbour steps from the entrance to the exit;
+                              * -1 without both or when the exit is unreachable */
+} cg_stats;
+
+/* Computes the figures of grid. CG_ENOMEM if the scratch memory (about one
+ * grid) cannot be allocated. */
+cg_status cg_grid_stats(const cg_grid *grid, cg_stats *stats);
 
 /* ------------------------------------------------------ built-in presets */
 

@@ -44,6 +44,13 @@ enum cli_action {
     CLI_SHOW_PRESET
 };
 
+/* --stats: none, one line of key=value, or one JSON object. */
+enum cli_stats {
+    CLI_STATS_NONE = 0,
+    CLI_STATS_TEXT,
+    CLI_STATS_JSON
+};
+
 /* One step-appending option, kept in command-line order. */
 struct cli_step {
     const char *option; /* "--step", "--fill" or "--generations" */
@@ -71,6 +78,8 @@ struct cli_options {
     cg_format format;   /* resolved from -f, else the output's extension */
     uint32_t scale;     /* PNG pixels per cell, 1..64 */
     int quiet;
+    enum cli_stats stats;  /* --stats[=FORMAT] */
+    uint32_t max_attempts; /* --max-attempts; 0 = the library's default */
 
     const char *show_name; /* --show-preset NAME */
 

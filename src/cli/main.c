@@ -268,6 +268,44 @@ static int check_memory(uint32_t width, uint32_t height)
     return CLI_EXIT_OK;
 }
 
+/* ---------------------------------------------------------------- stats */
+
+/* --stats (docs/cli.md): figures about the written map, one line on stderr.
+ * The floor share is printed in tenths of a percent, rounded down, from
+ * integers (so the same map prints the same line everywhere). Seeds are
+ * strings in JSON: they exceed the 2^53 that JSON readers hold exactly. */
+static int print_stats(const cg_grid *map, enum cli_stats format, const cg_run_info *info,
+                       uint64_t seed)
+{
+    cg_stats s;
+
+    if (cg_grid_stats(map, &s) != CG_OK) {
+        cli_error("out of memory computing the map's statistics");
+        return CLI_EXIT_FAILURE;
+    }
+    uint64_t cells = (uint64_t)s.width * s.height;
+    uint64_t tenths = s.floor * 1000 / cells;
+    if (format == CLI_STATS_JSON)
+        fprintf(stderr,
+                "{\"width\":%" PRIu32 ",\"height\":%" PRIu32 ",\"floor\":%" PRIu64 ".%" PRIu64
+                ",\"floor_cells\":%" PRIu64 ",\"regions\":%" PRIu64 ",\"largest\":%" PRIu64
+                ",\"dead_ends\":%" PRIu64 ",\"points\":%" PRIu64 ",\"path\":%" PRId64
+                ",\"attempts\":%" PRIu32 ",\"seed\":\"%" PRIu64 "\",\"run_seed\":\"%" PRIu64
+                "\"}\n",
+                s.width, s.height, tenths / 10, tenths % 10, s.floor, s.regions,
+                s.largest_region, s.dead_ends, s.points, s.path_length, info->attempts, seed,
+                info->seed);
+    else
+        fprintf(stderr,
+                "size=%" PRIu32 "x%" PRIu32 " floor=%" PRIu64 ".%" PRIu64 "%% floor_cells=%" PRIu64
+                " regions=%" PRIu64 " largest=%" PRIu64 " dead_ends=%" PRIu64 " points=%" PRIu64
+                " path=%" PRId64 " attempts=%" PRIu32 " seed=%" PRIu64 " run_seed=%" PRIu64 "\n",
+                s.width, s.height, tenths / 10, tenths % 10, s.floor, s.regions,
+                s.largest_region, s.dead_ends, s.points, s.path_length, info->attempts, seed,
+                info->seed);
+    return CLI_EXIT_OK;
+}
+
 /* ------------------------------------------------------------- commands */
 
 static int list_presets(void)
@@ -329,7 +367,11 @@ static int run(const struct cli_options *opt)
             width = opt->width;
         if (opt->height)
             height = opt->height;
-        if ((rc = check_memory(width, height)) != CLI_EXIT_OK)
+        /* Steps before a `downscale K` run at K times the size. A start size
+         * over the limit is left to the run, which says so. */
+        uint32_t start_w, start_h;
+        if (cg_pipeline_start_size(pipeline, width, height, &start_w, &start_h) == CG_OK &&
+            (rc = check_memory(start_w, start_h)) != CLI_EXIT_OK)
             goto done;
     }
 
@@ -349,7 +391,9 @@ static int run(const struct cli_options *opt)
         goto done;
     out_open = 1;
 
-    st = cg_pipeline_run(pipeline, seed, width, height, input, &map, &diag);
+    cg_run_options ropt = {seed, width, height, input, opt->max_attempts};
+    cg_run_info info;
+    st = cg_pipeline_run_ex(pipeline, &ropt, &map, &info, &diag);
     if (st != CG_OK) {
         if (st == CG_ENOMEM)
             size_error(width, height);
@@ -364,6 +408,8 @@ static int run(const struct cli_options *opt)
     cg_write_options wopt = {opt->format, opt->scale};
     if ((rc = cli_output_write(&out, map, &wopt)) == CLI_EXIT_OK)
         rc = cli_output_commit(&out);
+    if (rc == CLI_EXIT_OK && opt->stats != CLI_STATS_NONE)
+        rc = print_stats(map, opt->stats, &info, seed);
 
 done:
     if (out_open)

@@ -26,7 +26,9 @@ enum {
     OPT_GENERATIONS,
     OPT_SCALE,
     OPT_LIST_PRESETS,
-    OPT_SHOW_PRESET
+    OPT_SHOW_PRESET,
+    OPT_STATS,
+    OPT_MAX_ATTEMPTS
 };
 
 static const struct option long_options[] = {
@@ -42,6 +44,8 @@ static const struct option long_options[] = {
     {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, 'f'},
     {"scale", required_argument, NULL, OPT_SCALE},
+    {"stats", optional_argument, NULL, OPT_STATS},
+    {"max-attempts", required_argument, NULL, OPT_MAX_ATTEMPTS},
     {"list-presets", no_argument, NULL, OPT_LIST_PRESETS},
     {"show-preset", required_argument, NULL, OPT_SHOW_PRESET},
     {"quiet", no_argument, NULL, 'q'},
@@ -79,12 +83,18 @@ void cli_print_help(FILE *fp)
             "      --size WxH          width and height at once (default 80x50)\n"
             "  -i, --input FILE|-      start from an ASCII map ('-': stdin); the map has\n"
             "                          its own size, so -W, -H and --size are refused\n"
+            "      --max-attempts N    runs of the pipeline allowed to meet its\n"
+            "                          requirements (entrance, exit, poi, require),\n"
+            "                          1..%u; default: %u\n"
             "\n"
             "Output:\n"
             "  -o, --output FILE|-     write to FILE; default: stdout ('-')\n"
             "  -f, --format ascii|png  default: from FILE's extension (.png: PNG, anything\n"
             "                          else: ASCII); stdout: ASCII\n"
             "      --scale N           PNG pixels per cell, 1..%u; default: %u\n"
+            "      --stats[=FORMAT]    after writing, print figures about the map on stderr:\n"
+            "                          FORMAT 'text' (default: one line of key=value) or\n"
+            "                          'json' (one JSON object)\n"
             "\n"
             "Information:\n"
             "      --list-presets      list the built-in presets\n"
@@ -105,11 +115,14 @@ void cli_print_help(FILE *fp)
             "  cavegen -p type4 --size 120x40 -s 7            (ASCII on stdout)\n"
             "  cavegen --fill 40 --generations 4:5,2 --generations 3:5,-1 -o cave.txt\n"
             "  cavegen -i drawn.txt --step 'smooth 2' -o drawn.png\n"
+            "  cavegen --preset level --seed 42 --stats -o level.png\n"
             "\n"
             "Exit status: 0 success; 1 runtime failure (a file cannot be read or is\n"
-            "malformed, out of memory, a write failed); 2 usage error (a bad option or\n"
-            "value, an unknown preset name, a bad step).\n",
-            CG_MAX_DIM, CG_MAX_DIM, SCALE_MAX, SCALE_DEFAULT);
+            "malformed, out of memory, a requirement was not met after the attempts, a\n"
+            "write failed); 2 usage error (a bad option or value, an unknown preset name,\n"
+            "a bad step).\n",
+            CG_MAX_DIM, CG_MAX_DIM, CG_MAX_ATTEMPTS, CG_DEFAULT_ATTEMPTS, SCALE_MAX,
+            SCALE_DEFAULT);
 }
 
 /* ------------------------------------------------------------- helpers */
@@ -374,6 +387,20 @@ static cg_format format_from_path(const char *path)
     return CG_FORMAT_ASCII;
 }
 
+/* --stats[=text|json]: the value must be attached (GNU optional arguments). */
+static int parse_stats(const char *arg, enum cli_stats *stats)
+{
+    if (!arg || equal_nocase(arg, "text")) {
+        *stats = CLI_STATS_TEXT;
+        return CLI_EXIT_OK;
+    }
+    if (equal_nocase(arg, "json")) {
+        *stats = CLI_STATS_JSON;
+        return CLI_EXIT_OK;
+    }
+    return cli_usage_error("--stats: unknown format '%s' (expected text or json)", arg);
+}
+
 static int parse_format(const char *arg, cg_format *format)
 {
     if (equal_nocase(arg, "ascii")) {
@@ -491,6 +518,13 @@ int cli_parse_options(struct cli_options *opt, int argc, char **argv)
         case OPT_SCALE:
             rc = parse_number("--scale", optarg, 1, SCALE_MAX, &value);
             opt->scale = (uint32_t)value;
+            break;
+        case OPT_STATS:
+            rc = parse_stats(optarg, &opt->stats);
+            break;
+        case OPT_MAX_ATTEMPTS:
+            rc = parse_number("--max-attempts", optarg, 1, CG_MAX_ATTEMPTS, &value);
+            opt->max_attempts = (uint32_t)value;
             break;
         case OPT_LIST_PRESETS:
         case OPT_SHOW_PRESET:

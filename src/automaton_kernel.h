@@ -1,0 +1,219 @@
+/* automaton_kernel.h - the bit-sliced 3x3 / 5x5 counting kernel, as a
+ * template: automaton.c includes it once per code path, after defining
+ *
+ *   KV        the type of KL consecutive cell words (uint64_t, or a GCC
+ *             vector of 8 of them),
+ *   KL        words per KV,
+ *   KLOAD(v, p) v = the KL words at p (any alignment),
+ *   KSTORE(p, v) the reverse (v an lvalue), KSPLAT(u64) a broadcast,
+ *   KFN(name) the name with this path's suffix,
+ *   KATTR     this path's function attributes (a target ISA, or nothing).
+ *
+ * It is not a header in the usual sense: it has no include guard on purpose,
+ * and nothing but automaton.c includes it.
+ *
+ * The method (Knuth, TAOCP 7.1.3, "bitwise tricks"; the usual bit-sliced Life
+ * counters): 64 cells per word, one lane per cell. For every row r of the
+ * source, three horizontal sums are formed once, each as bit planes (plane j
+ * = bit j of each lane's count):
+ *   h = walls among x-1, x, x+1   (0..3)     n = walls among x-1, x+1 (0..2)
+ *   q = walls among x-2, x+2      (0..2)
+ * and kept in a ring of five rows. A row y of the result then adds the sums
+ * of rows y-2..y+2 with carry-save adders (full adder: 3 bits in, sum and
+ * carry out, no carry propagation), so each source row is shifted and summed
+ * once, not once per neighbour:
+ *   v1 = h[y-1] + (self ? h[y] : n[y]) + h[y+1]              (3x3 block)
+ *   v2 = v1 + h[y-2] + h[y+2] + q[y-1] + q[y] + q[y+1]      (5x5 - corners)
+ * Thresholds are run-time values: "v >= k" is the carry out of v + (2^n - k),
+ * a chain of majority functions over the planes (one vpternlog per plane on
+ * AVX-512), so no code is generated per rule.
+ *
+ * The grid is walked in strips of up to CG__STRIP words so the ring stays in
+ * L1 whatever the width; a strip's last KL-word chunk may overlap the one
+ * before it (both write the same values: dst is not src). */
+
+#define KCHUNKS (CG__STRIP / KL)
+
+/* The horizontal sums of one KL-word chunk of one row. */
+typedef struct KFN(hsum) {
+    KV h0, h1, n0, n1, q0, q1;
+} KFN(hsum);
+
+/* Full adder: s = a ^ b ^ c, k = majority(a, b, c). */
+#define KFA(s, k, a, b, c)                                                                        \
+    do {                                                                                          \
+        KV fa_a = (a), fa_b = (b), fa_c = (c), fa_t = fa_a ^ fa_b;                                \
+        (s) = fa_t ^ fa_c;                                                                        \
+        (k) = (fa_a & fa_b) | (fa_t & fa_c);                                                      \
+    } while (0)
+
+/* Half adder. */
+#define KHA(s, k, a, b)                                                                           \
+    do {                                                                                          \
+        KV ha_a = (a), ha_b = (b);                                                                \
+        (s) = ha_a ^ ha_b;                                                                        \
+        (k) = ha_a & ha_b;                                                                        \
+    } while (0)
+
+/* ge = majority(p, ge, nk): one step of the comparison chain. */
+#define KGE(ge, p, nk) ((ge) = ((p) & (ge)) | ((nk) & ((p) | (ge))))
+
+/* Horizontal sums of the chunk at word i of row r; q and n only if wanted. */
+static inline __attribute__((always_inline)) KATTR void
+KFN(hsum_chunk)(KFN(hsum) *o, const uint64_t *r, size_t i, const int want_n, const int want_q)
+{
+    KV c, p, e;
+    KLOAD(c, r + i);
+    KLOAD(p, r + i - 1);
+    KLOAD(e, r + i + 1);
+    KV w1 = (c << 1) | (p >> 63), e1 = (c >> 1) | (e << 63);
+    KV x = w1 ^ e1, a = w1 & e1;
+    o->h0 = x ^ c;
+    o->h1 = a | (x & c);
+    if (want_n) {
+        o->n0 = x;
+        o->n1 = a;
+    }
+    if (want_q) {
+        KV w2 = (c << 2) | (p >> 62), e2 = (c >> 2) | (e << 62);
+        o->q0 = w2 ^ e2;
+        o->q1 = w2 & e2;
+    }
+}
+
+/* Word offset of chunk k of a strip of n words starting at i0 (see above). */
+static inline __attribute__((always_inline)) size_t KFN(chunk_at)(size_t i0, size_t n, size_t k)
+{
+    size_t i = i0 + k * KL;
+    return i + KL <= i0 + n ? i : i0 + n - KL;
+}
+
+/* Rows y0..y1-1 of dst, strip by strip. The lanes of row y become
+ *   wall = (v1 >= ka) | ~(x >= kb)
+ * with x = v2 if five, else v1 when two_v1, else the second term is 0.
+ * self: the centre counts in v1 (and so in v2). Needs rows y0-2..y1+1 of src
+ * readable (the grid's padding rows) and nw >= KL. */
+static inline __attribute__((always_inline)) KATTR void
+KFN(count_rows)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int ka, int kb,
+                const int self, const int five, const int two_v1)
+{
+    /* Negated threshold bits, one broadcast mask per plane: the chain needs
+     * ~k_j, and k is clamped to what the planes can hold (v1 <= 9 < 16,
+     * v2 <= 21 < 32), so "v >= k" stays exact at both ends. */
+    ka = ka < 0 ? 0 : ka > 15 ? 15 : ka;
+    kb = kb < 0 ? 0 : kb > 31 ? 31 : kb;
+    KV na[4], nb[5];
+    for (int j = 0; j < 4; j++)
+        na[j] = KSPLAT((ka >> j) & 1 ? 0 : ~UINT64_C(0));
+    for (int j = 0; j < 5; j++)
+        nb[j] = KSPLAT((kb >> j) & 1 ? 0 : ~UINT64_C(0));
+    const int want_n = !self;
+    const int second = five || two_v1;
+    const int64_t reach = five ? 2 : 1; /* rows above and below that count */
+    const size_t ring = five ? 5 : 3;
+    KFN(hsum) buf[5][KCHUNKS];
+
+    for (size_t i0 = 0; i0 < src->nw; i0 += CG__STRIP) {
+        size_t n = src->nw - i0 < CG__STRIP ? src->nw - i0 : CG__STRIP;
+        size_t nchunks = (n + KL - 1) / KL;
+        /* Prime the ring with rows y0-reach .. y0+reach-1. */
+        for (int64_t r = (int64_t)y0 - reach; r < (int64_t)y0 + reach; r++) {
+            const uint64_t *row = cg__row(src, r);
+            KFN(hsum) *slot = buf[(size_t)(r + 2) % ring];
+            for (size_t k = 0; k < nchunks; k++)
+                KFN(hsum_chunk)(&slot[k], row, KFN(chunk_at)(i0, n, k), want_n, five);
+        }
+        for (uint32_t y = y0; y < y1; y++) {
+            const uint64_t *row = cg__row(src, (int64_t)y + reach);
+            KFN(hsum) *slot = buf[(size_t)((int64_t)y + reach + 2) % ring];
+            for (size_t k = 0; k < nchunks; k++)
+                KFN(hsum_chunk)(&slot[k], row, KFN(chunk_at)(i0, n, k), want_n, five);
+            const KFN(hsum) *A = buf[((size_t)y + 1) % ring], *B = buf[((size_t)y + 2) % ring];
+            const KFN(hsum) *C = buf[((size_t)y + 3) % ring];
+            const KFN(hsum) *T = buf[((size_t)y) % ring], *D = buf[((size_t)y + 4) % ring];
+            uint64_t *out = cg__row(dst, y);
+            for (size_t k = 0; k < nchunks; k++) {
+                /* v1: three 2-bit counts -> s0..s3. */
+                KV b0 = self ? B[k].h0 : B[k].n0, b1 = self ? B[k].h1 : B[k].n1;
+                KV s0, s1, s2, s3, k1, k2, k3, t1;
+                KFA(s0, k1, A[k].h0, b0, C[k].h0);
+                KFA(t1, k2, A[k].h1, b1, C[k].h1);
+                KHA(s1, k3, t1, k1);
+                KHA(s2, s3, k2, k3);
+                KV ge = KSPLAT(~UINT64_C(0));
+                KGE(ge, s0, na[0]);
+                KGE(ge, s1, na[1]);
+                KGE(ge, s2, na[2]);
+                KGE(ge, s3, na[3]);
+                KV wall = ge;
+                if (five) {
+                    /* v2 = v1 + h[y-2] + h[y+2] + q[y-1] + q[y] + q[y+1],
+                     * column by column of weights 1, 2, 4, 8. */
+                    KV u0, u1, c1a, c1b, c1c, z0, z1, z2, z3, z4;
+                    KV a2, b2, c2, c2a, c2b, c2c, c2d, d4, c4a, c4b;
+                    KFA(u0, c1a, T[k].h0, D[k].h0, A[k].q0);
+                    KFA(u1, c1b, B[k].q0, C[k].q0, s0);
+                    KHA(z0, c1c, u0, u1);
+                    KFA(a2, c2a, T[k].h1, D[k].h1, A[k].q1);
+                    KFA(b2, c2b, B[k].q1, C[k].q1, s1);
+                    KFA(c2, c2c, c1a, c1b, c1c);
+                    KFA(z1, c2d, a2, b2, c2);
+                    KFA(d4, c4a, c2a, c2b, c2c);
+                    KFA(z2, c4b, d4, c2d, s2);
+                    KFA(z3, z4, s3, c4a, c4b);
+                    KV g2 = KSPLAT(~UINT64_C(0));
+                    KGE(g2, z0, nb[0]);
+                    KGE(g2, z1, nb[1]);
+                    KGE(g2, z2, nb[2]);
+                    KGE(g2, z3, nb[3]);
+                    KGE(g2, z4, nb[4]);
+                    wall |= ~g2;
+                } else if (second) {
+                    KV g2 = KSPLAT(~UINT64_C(0));
+                    KGE(g2, s0, nb[0]);
+                    KGE(g2, s1, nb[1]);
+                    KGE(g2, s2, nb[2]);
+                    KGE(g2, s3, nb[3]);
+                    wall |= ~g2;
+                }
+                KSTORE(out + KFN(chunk_at)(i0, n, k), wall);
+            }
+        }
+    }
+}
+
+/* The entry points of this path; see automaton.c. */
+static KATTR void KFN(generation)(const cg_grid *src, cg_grid *dst, int r1, int r2, int self)
+{
+    uint32_t y0 = 1, y1 = src->h - 1;
+    if (src->h < 3)
+        return;
+    if (r2 < 0) {
+        if (self)
+            KFN(count_rows)(src, dst, y0, y1, r1, 0, 1, 0, 0);
+        else
+            KFN(count_rows)(src, dst, y0, y1, r1, 0, 0, 0, 0);
+    } else {
+        if (self)
+            KFN(count_rows)(src, dst, y0, y1, r1, r2 + 1, 1, 1, 0);
+        else
+            KFN(count_rows)(src, dst, y0, y1, r1, r2 + 1, 0, 1, 0);
+    }
+}
+
+static KATTR void KFN(smooth)(const cg_grid *src, cg_grid *dst, int walls)
+{
+    KFN(count_rows)(src, dst, 0, src->h, walls, 0, 0, 0, 0);
+}
+
+static KATTR void KFN(rule)(const cg_grid *src, cg_grid *dst, int lo, int hi)
+{
+    /* floor iff 9-hi <= walls <= 9-lo: wall iff walls >= 10-lo or
+     * !(walls >= 9-hi). */
+    KFN(count_rows)(src, dst, 0, src->h, 10 - lo, 9 - hi, 1, 0, 1);
+}
+
+#undef KCHUNKS
+#undef KFA
+#undef KHA
+#undef KGE

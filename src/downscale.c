@@ -1,0 +1,130 @@
+/* downscale.c - `downscale K` (seed 001, "réduction de l'échelle").
+ *
+ * Seed 001 runs its automaton on a grid twice the wanted size, then reduces
+ * it: "the probability that a cell of the reduced grid has a value is the
+ * frequency of that value in the square of 4 cells it stands for". This
+ * halves the width of rooms and corridors. Here the factor is K (1..16): the
+ * steps before a `downscale K` run at K times the size (pipeline.c starts the
+ * run that much larger), and output cell (x, y) is wall with probability
+ * walls/K^2, walls being the wall count of its KxK block (cells outside the
+ * map count as walls, SPEC 2). The draw is exact integer arithmetic on a
+ * hash of (seed, ordinal, x, y) (SPEC 4):
+ *
+ *     wall  iff  (cell_hash >> 32) * K^2 < walls << 32
+ *
+ * so each output cell depends only on its block and (seed, x, y): a crop of
+ * the big grid downscales to the same crop of the result. docs/placement.md
+ * has the details, including where markers go. */
+#include <stdlib.h>
+
+#include "steps.h"
+
+cg_status cg__parse_downscale(cg__step *step, const cg__args *a, cg_diag *diag)
+{
+    long k;
+    if (!a->positional.s) {
+        cg__diag(diag, a->line, a->name.column, "downscale needs a factor K (usage: %s)",
+                 step->def->usage);
+        return CG_EPARSE;
+    }
+    if (cg__parse_int(&a->positional, a->line, "the factor", 1, CG__DOWNSCALE_MAX, &k, diag))
+        return CG_EPARSE;
+    step->u.downscale.k = (uint32_t)k;
+    return CG_OK;
+}
+
+/* The k bits of row r starting at cell x (k <= 16). A block may reach past
+ * the last word into the framing word, which is all wall. */
+static inline unsigned block_bits(const uint64_t *r, uint64_t x, unsigned k)
+{
+    size_t i = (size_t)(x >> 6);
+    unsigned b = (unsigned)(x & 63);
+    uint64_t v = r[i] >> b;
+    if (b + k > 64)
+        v |= r[i + 1] << (64 - b);
+    return (unsigned)(v & ((UINT64_C(1) << k) - 1));
+}
+
+/* Writes the downscaled cells of src into dst (ceil(w/k) x ceil(h/k)). */
+static void downscale_cells(const cg_grid *src, cg_grid *dst, unsigned k, uint64_t key)
+{
+    const uint64_t kk = (uint64_t)k * k;
+    for (uint32_t y = 0; y < dst->h; y++) {
+        uint64_t y0 = (uint64_t)y * k;
+        /* Rows past the bottom of src (only when h is not a multiple of k)
+         * are outside the map: all wall. */
+        unsigned rows = y0 + k <= src->h ? k : (unsigned)(src->h - y0);
+        unsigned missing = (k - rows) * k;
+        uint64_t *out = cg__row(dst, y);
+        for (size_t i = 0; i < dst->nw; i++) {
+            uint64_t word = 0;
+            uint64_t x0 = (uint64_t)i * 64;
+            unsigned n = dst->w - x0 < 64 ? (unsigned)(dst->w - x0) : 64;
+            for (unsigned b = 0; b < n; b++) {
+                uint64_t bx = (x0 + b) * k;
+                unsigned walls = missing;
+                for (unsigned r = 0; r < rows; r++)
+                    walls += (unsigned)__builtin_popcount(
+                        block_bits(cg__row(src, (int64_t)(y0 + r)), bx, k));
+                uint64_t wall;
+                if (walls == 0 || walls == kk) {
+                    /* Decided whatever the hash: skip it (same result). */
+                    wall = (uint64_t)(walls != 0);
+                } else {
+                    uint64_t h = cg__cell_hash(key, (int64_t)(x0 + b), y) >> 32;
+                    wall = (uint64_t)(h * kk < (uint64_t)walls << 32);
+                }
+                word |= wall << b;
+            }
+            out[i] = word;
+        }
+    }
+    cg__grid_fix_tail(dst);
+}
+
+/* Markers follow their block: a marker at (X, Y) goes to (X/k, Y/k) if that
+ * cell is floor and has no marker yet; earlier markers in (y, x) order win. */
+static cg_status move_marks(const cg_grid *src, cg_grid *dst, unsigned k)
+{
+    for (size_t i = 0; i < src->nmarks; i++) {
+        const cg__mark *m = &src->marks[i];
+        uint32_t x = m->x / k, y = m->y / k;
+        if (cg_grid_get(dst, x, y) != CG_FLOOR || cg_grid_marker(dst, x, y) != CG_MARK_NONE)
+            continue;
+        cg_status st = cg_grid_set_marker(dst, x, y, (cg_marker)m->kind);
+        if (st != CG_OK)
+            return st;
+    }
+    return CG_OK;
+}
+
+cg_status cg__run_downscale(const cg__step *step, cg__run *run)
+{
+    const unsigned k = step->u.downscale.k;
+    const cg_grid *src = run->grid;
+    /* Without an input map the run started k times larger, so this divides
+     * exactly; an input map whose size is not a multiple of k gets partial
+     * blocks at its right and bottom edges, their outside cells walls. */
+    uint32_t w = (uint32_t)((src->w + (uint64_t)k - 1) / k);
+    uint32_t h = (uint32_t)((src->h + (uint64_t)k - 1) / k);
+    cg_grid *dst = NULL, *scratch = NULL;
+    cg_status st = cg_grid_new(&dst, w, h);
+    if (st == CG_OK && run->scratch)
+        st = cg_grid_new(&scratch, w, h);
+    if (st == CG_OK) {
+        downscale_cells(src, dst, k, cg__step_key(run->seed, CG__RAND_DOWNSCALE, step->ordinal));
+        st = move_marks(src, dst, k);
+    }
+    if (st != CG_OK) {
+        cg_grid_free(dst);
+        cg_grid_free(scratch);
+        cg__diag(run->diag, step->line, step->column, "out of memory for a %ux%u map", w, h);
+        return st;
+    }
+    /* The grids of the rest of the run have the new size. */
+    cg_grid_free(run->grid);
+    cg_grid_free(run->scratch);
+    run->grid = dst;
+    run->scratch = scratch;
+    return CG_OK;
+}

@@ -1,0 +1,282 @@
+/* maze.c - the `maze` step: seed 003's "mole" maze generator (SPEC 3.3).
+ *
+ * The seed (Labyrinth Generator v1.0, "Cyrus the great"): start from all
+ * walls with no cell initialised; find an uninitialised cell; drop a virtual
+ * mole there that digs at random, each step towards an uninitialised
+ * neighbour, marking every cell it passes; when it is stuck (no
+ * uninitialised neighbour left), look for the next uninitialised cell; when
+ * there is none, the maze is done. Three fixes, each an option of its menu:
+ *
+ * - connected ("Labyrinth always possible"): just before a mole starts, break
+ *   a wall towards an already initialised cell.
+ * - loops ("Different itineraries"): where a mole gets stuck, break a wall
+ *   towards an initialised cell (here with a probability P, default 100 %).
+ * - no-isolated ("Forbid isolated squares"): find the isolated blocks and tie
+ *   each to the rest of the maze with a wall.
+ *
+ * Layout: the seed's "cases" are rooms at odd (x, y); the cells between two
+ * rooms are their walls; cells at even (x, y) are pillars, never dug. A room
+ * is initialised iff its cell is floor, so the bitboard itself is the seed's
+ * second table: no other per-room state, no allocation. The mole is not a
+ * backtracker: it never returns, so it needs no stack; the scan for the next
+ * uninitialised room only moves forward, so the whole run is O(rooms).
+ *
+ * Randomness (SPEC 4, docs/maze.md): four sub-keys of the step key. The
+ * mole's direction choices come from one splitmix64 stream (the decisions are
+ * sequential); the `connected`, `loops` and `no-isolated` choices are hashes
+ * of the room or pillar they concern. So the moles dig the same tunnels
+ * whatever the options - the options only open or close extra walls - and
+ * raising the loop probability only ever adds openings. */
+#include <string.h>
+
+#include "steps.h"
+
+/* Bits of cg__args.flags: the order of the flags list in the step table
+ * (src/steps.c). */
+enum { FLAG_CONNECTED = 1u << 0, FLAG_LOOPS = 1u << 1, FLAG_NO_ISOLATED = 1u << 2 };
+
+/* Sub-keys of the step key, one per kind of decision. */
+enum { SUB_DIG = 1, SUB_CONNECT = 2, SUB_LOOPS = 3, SUB_ISOLATED = 4 };
+
+/* Neighbour rooms two cells away, in this order (north, west, east, south). */
+static const int DX[4] = {0, -2, 2, 0};
+static const int DY[4] = {-2, 0, 0, 2};
+
+static uint64_t sub_key(uint64_t key, uint64_t sub)
+{
+    return cg__mix64(key ^ sub);
+}
+
+static inline int is_wall(const cg_grid *g, uint32_t x, uint32_t y)
+{
+    return (int)((cg__row(g, y)[x >> 6] >> (x & 63)) & 1);
+}
+
+static inline void set_floor(cg_grid *g, uint32_t x, uint32_t y)
+{
+    cg__row(g, y)[x >> 6] &= ~(UINT64_C(1) << (x & 63));
+}
+
+static inline void set_wall(cg_grid *g, uint32_t x, uint32_t y)
+{
+    cg__row(g, y)[x >> 6] |= UINT64_C(1) << (x & 63);
+}
+
+static inline unsigned bit_at(const uint64_t *row, uint32_t x)
+{
+    return (unsigned)(row[x >> 6] >> (x & 63)) & 1u;
+}
+
+/* Bit d set when room (x, y) has a neighbour room in direction d. Rooms lie
+ * at x in 1..w-2, y in 1..h-2 (w, h odd). */
+static inline unsigned has_rooms(const cg_grid *g, uint32_t x, uint32_t y)
+{
+    return (unsigned)(y >= 3) | (unsigned)(x >= 3) << 1 | (unsigned)(x + 3 < g->w) << 2 |
+           (unsigned)(y + 3 < g->h) << 3;
+}
+
+/* Bit d set when the cell at distance k (1: the wall between, 2: the
+ * neighbour room) in direction d is wall. Branch-free; every read stays in
+ * the padding (CG__PAD = 2 rows, a frame word each side, x - k read only
+ * when x >= k), and the caller masks with has_rooms(). */
+static inline unsigned walls_at(const cg_grid *g, uint32_t x, uint32_t y, uint32_t k)
+{
+    const uint64_t *r = cg__row(g, y);
+    return bit_at(cg__row(g, (int64_t)y - k), x) | bit_at(r, x >= k ? x - k : x) << 1 |
+           bit_at(r, x + k) << 2 | bit_at(cg__row(g, (int64_t)y + k), x) << 3;
+}
+
+/* NTH[m][i]: the direction of the i-th set bit of the 4-bit mask m; COUNT[m]:
+ * its set bits. The mole's choice without a branch per direction. */
+static const uint8_t NTH[16][4] = {
+    {0, 0, 0, 0}, {0, 0, 0, 0}, {1, 0, 0, 0}, {0, 1, 0, 0}, {2, 0, 0, 0}, {0, 2, 0, 0},
+    {1, 2, 0, 0}, {0, 1, 2, 0}, {3, 0, 0, 0}, {0, 3, 0, 0}, {1, 3, 0, 0}, {0, 1, 3, 0},
+    {2, 3, 0, 0}, {0, 2, 3, 0}, {1, 2, 3, 0}, {0, 1, 2, 3},
+};
+static const uint8_t COUNT[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
+/* Opens the wall between room (x, y) and its neighbour in direction d. */
+static inline void open_wall(cg_grid *g, uint32_t x, uint32_t y, unsigned d)
+{
+    set_floor(g, (uint32_t)((int64_t)x + DX[d] / 2), (uint32_t)((int64_t)y + DY[d] / 2));
+}
+
+/* One direction of the mask m (nonzero), from a cell's own small stream. */
+static unsigned pick(uint64_t hash, unsigned m)
+{
+    cg__rng r = {hash};
+    return COUNT[m] == 1 ? NTH[m][0] : NTH[m][cg__rng_below(&r, COUNT[m])];
+}
+
+/* The seed's algorithm on an all-wall grid of odd size >= 3. */
+static void dig_moles(cg_grid *g, uint64_t key, int connected, uint32_t loops_ppb)
+{
+    cg__rng mole = {sub_key(key, SUB_DIG)};
+    const uint64_t kconnect = sub_key(key, SUB_CONNECT), kloops = sub_key(key, SUB_LOOPS);
+    /* A stuck mole opens a loop iff a 32-bit draw is below P * 2^32 (exact
+     * integer arithmetic, as for `fill`): never at 0 %, always at 100 %. */
+    const uint64_t loop_below = ((uint64_t)loops_ppb << 32) / 1000000000u;
+
+    /* Step 3 of the seed: the first uninitialised room in scan order. Every
+     * room before the cursor is initialised, so the scan never goes back. */
+    for (uint32_t sy = 1; sy + 1 < g->h; sy += 2) {
+        for (uint32_t sx = 1; sx + 1 < g->w; sx += 2) {
+            if (!is_wall(g, sx, sy))
+                continue;
+            if (connected) {
+                /* "juste avant de la lancer, on detruit un mur vers une case
+                 * deja initialisee". The rooms above and to the left precede
+                 * this one in scan order, so they are initialised: every mole
+                 * but the very first finds one, and its tunnels join the
+                 * component of the moles before it - one component in all. */
+                unsigned m = has_rooms(g, sx, sy) & ~walls_at(g, sx, sy, 2);
+                if (m)
+                    open_wall(g, sx, sy, pick(cg__cell_hash(kconnect, sx, sy), m));
+            }
+            set_floor(g, sx, sy);
+            /* Step 4: dig towards random uninitialised neighbours until stuck.
+             * A draw is made only where there is a choice (two or more). */
+            uint32_t x = sx, y = sy;
+            for (;;) {
+                unsigned m = has_rooms(g, x, y) & walls_at(g, x, y, 2);
+                if (!m)
+                    break;
+                unsigned d = COUNT[m] == 1 ? NTH[m][0] : NTH[m][cg__rng_below(&mole, COUNT[m])];
+                open_wall(g, x, y, d);
+                x = (uint32_t)((int64_t)x + DX[d]);
+                y = (uint32_t)((int64_t)y + DY[d]);
+                set_floor(g, x, y);
+            }
+            if (loop_below == 0)
+                continue;
+            /* "Sur la case ou la taupe se bloque, on detruit un mur vers une
+             * case deja initialisee": every neighbour is initialised now; one
+             * whose wall is still closed gets an opening, which closes a cycle
+             * (or, without `connected`, may join two moles' trees). Each room
+             * is where a mole stops at most once, so the hash of the room is a
+             * fresh draw. */
+            unsigned m = has_rooms(g, x, y) & walls_at(g, x, y, 1);
+            if (!m)
+                continue;
+            cg__rng r = {cg__cell_hash(kloops, x, y)};
+            if ((cg__rng_next(&r) >> 32) < loop_below)
+                open_wall(g, x, y, pick(cg__rng_next(&r), m));
+        }
+    }
+}
+
+/* The seed's "blocs isoles": a pillar (even x, even y, strictly inside the
+ * border ring) whose four neighbours are floor stands alone. Each is tied to
+ * a neighbouring wall by closing one of its four openings, chosen at random.
+ *
+ * Why this never disconnects anything. Every floor cell is a room or an
+ * opening between two rooms, so connectivity is that of the room graph
+ * (rooms = vertices, openings = edges). The four cells around a pillar at
+ * (x, y) are the openings between the rooms at (x-1, y-1), (x+1, y-1),
+ * (x+1, y+1), (x-1, y+1), taken in a ring: when all four are open they form a
+ * cycle of four edges in the room graph. An edge on a cycle is never a
+ * bridge: after closing it, its two rooms are still joined by the other three
+ * edges of the cycle. So closing one opening of an isolated pillar leaves
+ * the components of the room graph (and of the floor) exactly as they were,
+ * and it only removes an opening, so it cannot make another pillar isolated.
+ * Pillars are handled one at a time in scan order, each re-checked against
+ * the current map, so the argument holds at every step and the final map has
+ * the components of the map before, with no isolated pillar left. (A maze
+ * without cycles - `maze connected` - has no isolated pillar at all.) */
+static void join_pillars(cg_grid *g, uint64_t key)
+{
+    static const int OX[4] = {0, -1, 1, 0}, OY[4] = {-1, 0, 0, 1};
+    const uint64_t even = UINT64_C(0x5555555555555555); /* bit b is x = 64i + b */
+    const uint64_t kiso = sub_key(key, SUB_ISOLATED);
+    for (uint32_t y = 2; y + 2 < g->h; y += 2) {
+        const uint64_t *up = cg__row(g, y - 1), *down = cg__row(g, y + 1);
+        uint64_t *row = cg__row(g, y);
+        for (size_t i = 0; i < g->nw; i++) {
+            /* Word-parallel search: wall here, floor above, below, left and
+             * right. The frame words and the tail bits read as walls, so the
+             * ring's pillars (x = 0 and x = w-1) never qualify. */
+            uint64_t left = (row[i] << 1) | (row[(ptrdiff_t)i - 1] >> 63);
+            uint64_t right = (row[i] >> 1) | (row[i + 1] << 63);
+            uint64_t m = row[i] & ~up[i] & ~down[i] & ~left & ~right & even;
+            while (m) {
+                uint32_t x = (uint32_t)(i * 64 + (unsigned)__builtin_ctzll(m));
+                m &= m - 1;
+                /* The pillar two to the left may have just closed (x-1, y). */
+                if (is_wall(g, x - 1, y))
+                    continue;
+                int d = (int)cg__rng_below(&(cg__rng){cg__cell_hash(kiso, x, y)}, 4);
+                set_wall(g, (uint32_t)((int64_t)x + OX[d]), (uint32_t)((int64_t)y + OY[d]));
+            }
+        }
+    }
+}
+
+/* The nearest valid maze side (odd, 3..CG_MAX_DIM) below or above n. */
+static uint32_t odd_below(uint32_t n)
+{
+    n = (n & 1u) ? n : n - 1;
+    return n < 3 ? 3 : n;
+}
+
+static uint32_t odd_above(uint32_t n)
+{
+    n = (n & 1u) ? n : n + 1;
+    if (n < 3)
+        n = 3;
+    return n > CG_MAX_DIM ? odd_below(CG_MAX_DIM) : n;
+}
+
+static cg_status bad_size(const cg__step *step, const cg__run *run)
+{
+    const cg_grid *g = run->grid;
+    uint32_t w0 = odd_below(g->w), h0 = odd_below(g->h);
+    uint32_t w1 = odd_above(g->w), h1 = odd_above(g->h);
+    const char *why = (g->w & 1u) && (g->h & 1u) ? "too small" : "even";
+    if (w0 == w1 && h0 == h1)
+        cg__diag(run->diag, step->line, step->column,
+                 "a maze needs odd sizes of at least 3: %ux%u is %s; use %ux%u", g->w, g->h, why,
+                 w0, h0);
+    else
+        cg__diag(run->diag, step->line, step->column,
+                 "a maze needs odd sizes of at least 3: %ux%u is %s; use %ux%u or %ux%u", g->w,
+                 g->h, why, w0, h0, w1, h1);
+    return CG_EINVAL;
+}
+
+cg_status cg__maze_parse(cg__step *step, const cg__args *a, cg_diag *diag)
+{
+    step->u.maze.connected = (a->flags & FLAG_CONNECTED) != 0;
+    step->u.maze.no_isolated = (a->flags & FLAG_NO_ISOLATED) != 0;
+    step->u.maze.loops_ppb = 0;
+    const cg__token *v = &a->values[0];
+    if (v->s) {
+        /* The tokeniser matches `loops` as a flag and `loops=P` as a key. */
+        int key_column = v->column - (int)strlen("loops=");
+        if (a->flags & FLAG_LOOPS) {
+            cg__diag(diag, a->line, key_column, "maze: loops given twice");
+            return CG_EPARSE;
+        }
+        return cg__parse_percent(v, a->line, "loops", &step->u.maze.loops_ppb, diag);
+    }
+    if (a->flags & FLAG_LOOPS)
+        step->u.maze.loops_ppb = 1000000000u;
+    return CG_OK;
+}
+
+cg_status cg__maze_run(const cg__step *step, cg__run *run)
+{
+    cg_grid *g = run->grid;
+    if (!(g->w & 1u) || !(g->h & 1u) || g->w < 3 || g->h < 3)
+        return bad_size(step, run);
+    uint64_t key = cg__step_key(run->seed, CG__RAND_MAZE, step->ordinal);
+    /* The maze replaces every cell (seed step 2: walls everywhere). */
+    cg__grid_fill_walls(g);
+    dig_moles(g, key, step->u.maze.connected, step->u.maze.loops_ppb);
+    if (step->u.maze.no_isolated)
+        join_pillars(g, key);
+    /* Markers from before stay where their cell is floor in the maze; a
+     * reach computed before describes other cells and goes. */
+    cg__grid_prune_marks(g);
+    cg_grid_clear_reach(g);
+    return CG_OK;
+}

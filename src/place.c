@@ -1,0 +1,775 @@
+/* place.c - placement on a cave (seed 001, SPEC 3.2): `entrance`, `exit`,
+ * `poi count=K spacing=D`, `require open>=P%`, and the 4-connected searches
+ * they share (flood fill, shortest path).
+ *
+ * Seed 001: "I take a point at random on a circle centred on the map, with a
+ * radius large enough for the circle to lie entirely outside the map. I draw
+ * a line from that point to the centre of the map, and the first empty cell
+ * on that line is the level's entrance." Then the cells connected to the
+ * entrance are listed, too few means starting again, and unconnected cells
+ * are filled; the exit is found the same way from a point turned 120 to 240
+ * degrees; points of interest are drawn from the shuffled connected cells,
+ * each far enough from the entrance, the exit and the other points, and
+ * too few means starting again. "Starting again" is the pipeline's attempts
+ * (pipeline.c): a step here that cannot be satisfied returns CG_EFAIL.
+ *
+ * Everything that decides a cell is integer arithmetic: angles are 65536
+ * units per turn and their sines come from a fixed table, so every platform
+ * casts the same rays. docs/placement.md gives the exact rules. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "steps.h"
+
+/* ------------------------------------------------------------------ angles */
+
+#define TURN 65536u
+#define Q30 (INT64_C(1) << 30)
+
+/* sin(i * pi / 512) * 2^30, rounded, for i = 0..256: a quarter turn in 256
+ * steps of 64 angle units. Computed once with 50-digit decimal arithmetic
+ * (the Python line is in docs/placement.md) and fixed here so that no
+ * platform's libm takes part in placing a cell. */
+static const int32_t sin_table[257] = {
+    0, 6588356, 13176464, 19764076, 26350943, 32936819,
+    39521455, 46104602, 52686014, 59265442, 65842639, 72417357,
+    78989349, 85558366, 92124163, 98686491, 105245103, 111799753,
+    118350194, 124896179, 131437462, 137973796, 144504935, 151030634,
+    157550647, 164064728, 170572633, 177074115, 183568930, 190056834,
+    196537583, 203010932, 209476638, 215934457, 222384147, 228825464,
+    235258165, 241682010, 248096755, 254502159, 260897982, 267283981,
+    273659918, 280025552, 286380643, 292724951, 299058239, 305380268,
+    311690799, 317989595, 324276419, 330551034, 336813204, 343062693,
+    349299266, 355522689, 361732726, 367929144, 374111709, 380280190,
+    386434353, 392573967, 398698801, 404808624, 410903207, 416982319,
+    423045732, 429093217, 435124548, 441139496, 447137835, 453119340,
+    459083786, 465030947, 470960600, 476872522, 482766489, 488642281,
+    494499676, 500338453, 506158392, 511959275, 517740883, 523502998,
+    529245404, 534967884, 540670223, 546352205, 552013618, 557654248,
+    563273883, 568872310, 574449320, 580004702, 585538248, 591049748,
+    596538995, 602005783, 607449906, 612871159, 618269338, 623644239,
+    628995660, 634323400, 639627258, 644907034, 650162530, 655393548,
+    660599890, 665781362, 670937767, 676068911, 681174602, 686254647,
+    691308855, 696337036, 701339000, 706314559, 711263525, 716185713,
+    721080937, 725949013, 730789757, 735602987, 740388522, 745146182,
+    749875788, 754577161, 759250125, 763894504, 768510122, 773096806,
+    777654384, 782182683, 786681534, 791150767, 795590213, 799999706,
+    804379079, 808728167, 813046808, 817334838, 821592095, 825818421,
+    830013654, 834177638, 838310216, 842411232, 846480531, 850517961,
+    854523370, 858496606, 862437520, 866345964, 870221790, 874064853,
+    877875009, 881652112, 885396022, 889106597, 892783698, 896427186,
+    900036924, 903612776, 907154608, 910662286, 914135678, 917574653,
+    920979082, 924348837, 927683790, 930983817, 934248793, 937478595,
+    940673101, 943832191, 946955747, 950043650, 953095785, 956112036,
+    959092290, 962036435, 964944360, 967815955, 970651112, 973449725,
+    976211688, 978936898, 981625251, 984276646, 986890984, 989468165,
+    992008094, 994510675, 996975812, 999403415, 1001793390, 1004145648,
+    1006460100, 1008736660, 1010975242, 1013175761, 1015338134, 1017462281,
+    1019548121, 1021595575, 1023604567, 1025575020, 1027506862, 1029400018,
+    1031254418, 1033069992, 1034846671, 1036584389, 1038283080, 1039942680,
+    1041563127, 1043144360, 1044686319, 1046188946, 1047652185, 1049075980,
+    1050460278, 1051805027, 1053110176, 1054375676, 1055601479, 1056787540,
+    1057933813, 1059040255, 1060106826, 1061133483, 1062120190, 1063066909,
+    1063973603, 1064840240, 1065666786, 1066453210, 1067199483, 1067905576,
+    1068571464, 1069197120, 1069782521, 1070327646, 1070832474, 1071296985,
+    1071721163, 1072104991, 1072448455, 1072751542, 1073014240, 1073236540,
+    1073418433, 1073559913, 1073660973, 1073721611, 1073741824,
+};
+
+/* sin(2 pi a / 65536) * 2^30, linearly interpolated between table entries
+ * (error below 5e-6). */
+static int64_t sin_q30(uint32_t a)
+{
+    a &= TURN - 1;
+    uint32_t q = a >> 14, r = a & 0x3FFF;
+    if (q & 1)
+        r = 0x4000 - r; /* second and fourth quarters mirror the first */
+    uint32_t i = r >> 6, f = r & 63;
+    int64_t v = sin_table[i];
+    if (f)
+        v += ((int64_t)(sin_table[i + 1] - sin_table[i]) * f) / 64;
+    return q >= 2 ? -v : v;
+}
+
+static int64_t cos_q30(uint32_t a)
+{
+    return sin_q30(a + TURN / 4);
+}
+
+/* v / 2^30 rounded to nearest, halves away from zero (no shift of a
+ * negative number, whose meaning C leaves to the implementation). */
+static int64_t round_q30(int64_t v)
+{
+    return v >= 0 ? (v + Q30 / 2) / Q30 : -((-v + Q30 / 2) / Q30);
+}
+
+/* -------------------------------------------------------------- the queue */
+
+/* A growable ring buffer of cells packed as y << 32 | x. */
+typedef struct queue {
+    uint64_t *v;
+    size_t cap, head, n; /* cap: 0 or a power of two */
+} queue;
+
+static cg_status q_push(queue *q, uint64_t item)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? q->cap * 2 : 1024;
+        if (cap > SIZE_MAX / sizeof *q->v)
+            return CG_EOVERFLOW;
+        uint64_t *v = malloc(cap * sizeof *v);
+        if (!v)
+            return CG_ENOMEM;
+        for (size_t i = 0; i < q->n; i++)
+            v[i] = q->v[(q->head + i) & (q->cap - 1)];
+        free(q->v);
+        q->v = v;
+        q->cap = cap;
+        q->head = 0;
+    }
+    q->v[(q->head + q->n) & (q->cap - 1)] = item;
+    q->n++;
+    return CG_OK;
+}
+
+static uint64_t q_pop(queue *q)
+{
+    uint64_t item = q->v[q->head];
+    q->head = (q->head + 1) & (q->cap - 1);
+    q->n--;
+    return item;
+}
+
+static inline uint64_t pack(uint64_t x, uint64_t y)
+{
+    return y << 32 | x;
+}
+
+/* ------------------------------------------------------------- searches */
+
+static inline int bit(const uint64_t *row, uint64_t x)
+{
+    return (int)((row[x >> 6] >> (x & 63)) & 1);
+}
+
+/* The first wall after floor cell x of a row (the tail bits and the framing
+ * word are wall, so the scan stops). */
+static uint64_t wall_after(const uint64_t *row, uint64_t x)
+{
+    size_t i = (size_t)(x >> 6);
+    uint64_t v = row[i] >> (x & 63);
+    if (v)
+        return x + (uint64_t)__builtin_ctzll(v);
+    while (!row[++i])
+        ;
+    return (uint64_t)i * 64 + (uint64_t)__builtin_ctzll(row[i]);
+}
+
+/* The last wall before floor cell x of a row, as a signed position (-1:
+ * the framing word before the map). */
+static int64_t wall_before(const uint64_t *row, uint64_t x)
+{
+    ptrdiff_t i = (ptrdiff_t)(x >> 6);
+    uint64_t v = row[i] << (63 - (x & 63));
+    if (v)
+        return (int64_t)x - __builtin_clzll(v);
+    while (!row[--i])
+        ;
+    return (int64_t)i * 64 + 63 - __builtin_clzll(row[i]);
+}
+
+/* Bits lo..hi (inclusive, in one word) set. */
+static inline uint64_t range_mask(unsigned lo, unsigned hi)
+{
+    return (~UINT64_C(0) << lo) & (~UINT64_C(0) >> (63 - hi));
+}
+
+/* Pushes the first cell of every run of floor-and-unreached cells of row y
+ * within l..r: the span fill's seeds for a neighbouring row. */
+static cg_status push_runs(queue *q, const cg_grid *g, const cg_grid *reached, uint32_t y,
+                           uint64_t l, uint64_t r)
+{
+    const uint64_t *gr = cg__row(g, y), *rr = cg__row(reached, y);
+    uint64_t carry = 0;
+    for (size_t i = (size_t)(l >> 6); i <= (size_t)(r >> 6); i++) {
+        unsigned lo = i == (size_t)(l >> 6) ? (unsigned)(l & 63) : 0;
+        unsigned hi = i == (size_t)(r >> 6) ? (unsigned)(r & 63) : 63;
+        uint64_t open = ~gr[i] & rr[i] & range_mask(lo, hi);
+        uint64_t starts = open & ~(open << 1 | carry);
+        carry = open >> 63;
+        while (starts) {
+            cg_status st = q_push(q, pack((uint64_t)i * 64 + (uint64_t)__builtin_ctzll(starts), y));
+            if (st != CG_OK)
+                return st;
+            starts &= starts - 1;
+        }
+    }
+    return CG_OK;
+}
+
+cg_status cg__flood(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reached, uint64_t *count)
+{
+    /* A span fill (Smith, "Tint fill", 1979) on the bitboard: each popped
+     * seed grows to its whole run of floor in the row, found a word at a
+     * time, and seeds the runs that touch it in the rows above and below.
+     * Every cell is reached once; the queue holds runs, not cells. */
+    *count = 0;
+    if (cg_grid_get(g, x, y) != CG_FLOOR)
+        return CG_OK;
+    queue q = {0};
+    cg_status st = q_push(&q, pack(x, y));
+    while (st == CG_OK && q.n) {
+        uint64_t item = q_pop(&q);
+        uint64_t cx = item & 0xFFFFFFFFu;
+        uint32_t cy = (uint32_t)(item >> 32);
+        uint64_t *rr = cg__row(reached, cy);
+        if (!bit(rr, cx))
+            continue; /* reached through another run meanwhile */
+        const uint64_t *gr = cg__row(g, cy);
+        uint64_t l = (uint64_t)(wall_before(gr, cx) + 1), r = wall_after(gr, cx) - 1;
+        for (size_t i = (size_t)(l >> 6); i <= (size_t)(r >> 6); i++) {
+            unsigned lo = i == (size_t)(l >> 6) ? (unsigned)(l & 63) : 0;
+            unsigned hi = i == (size_t)(r >> 6) ? (unsigned)(r & 63) : 63;
+            rr[i] &= ~range_mask(lo, hi);
+        }
+        *count += r - l + 1;
+        if (cy > 0)
+            st = push_runs(&q, g, reached, cy - 1, l, r);
+        if (st == CG_OK && cy + 1 < g->h)
+            st = push_runs(&q, g, reached, cy + 1, l, r);
+    }
+    free(q.v);
+    return st;
+}
+
+static int open_cell(const cg_grid *g, int64_t x, int64_t y)
+{
+    return x >= 0 && y >= 0 && x < (int64_t)g->w && y < (int64_t)g->h &&
+           !bit(cg__row(g, y), (uint64_t)x);
+}
+
+cg_status cg__path_length(const cg_grid *g, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1,
+                          int64_t *length)
+{
+    /* Breadth-first search, one layer of the frontier per step. */
+    *length = -1;
+    if (!open_cell(g, x0, y0) || !open_cell(g, x1, y1))
+        return CG_OK;
+    if (x0 == x1 && y0 == y1) {
+        *length = 0;
+        return CG_OK;
+    }
+    cg_grid *seen = NULL; /* 0 = seen */
+    cg_status st = cg__grid_new_like(&seen, g);
+    if (st != CG_OK)
+        return st;
+    queue q = {0};
+    cg__row(seen, y0)[x0 >> 6] &= ~(UINT64_C(1) << (x0 & 63));
+    st = q_push(&q, pack(x0, y0));
+    int64_t dist = 0;
+    size_t layer = 1, next = 0;
+    static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+    while (st == CG_OK && q.n && *length < 0) {
+        uint64_t item = q_pop(&q);
+        int64_t cx = (int64_t)(item & 0xFFFFFFFFu), cy = (int64_t)(item >> 32);
+        for (int k = 0; k < 4 && st == CG_OK; k++) {
+            int64_t nx = cx + dx[k], ny = cy + dy[k];
+            if (!open_cell(g, nx, ny) || !bit(cg__row(seen, ny), (uint64_t)nx))
+                continue;
+            if (nx == x1 && ny == y1) {
+                *length = dist + 1;
+                break;
+            }
+            cg__row(seen, ny)[nx >> 6] &= ~(UINT64_C(1) << (nx & 63));
+            st = q_push(&q, pack((uint64_t)nx, (uint64_t)ny));
+            next++;
+        }
+        if (--layer == 0) {
+            dist++;
+            layer = next;
+            next = 0;
+        }
+    }
+    free(q.v);
+    cg_grid_free(seen);
+    return st;
+}
+
+int cg__find_mark(const cg_grid *g, cg_marker kind, uint32_t *x, uint32_t *y)
+{
+    for (size_t i = 0; i < g->nmarks; i++)
+        if (g->marks[i].kind == kind) {
+            *x = g->marks[i].x;
+            *y = g->marks[i].y;
+            return 1;
+        }
+    return 0;
+}
+
+/* ------------------------------------------------------------ ray casting */
+
+/* Seed 001's ray: from the point at `angle` on a circle around the map's
+ * centre cell, of radius w + h + 2 (beyond the farthest corner), along the
+ * straight line through the centre to the mirror point on the other side
+ * (SPEC 3.2: "if none, keep walking through the centre"). Bresenham's
+ * stepping visits the centre cell itself, since the line's exact position
+ * there is a whole cell. The first floor cell inside the map that has no
+ * marker and, if allowed is given, is floor in allowed, goes to (*x, *y). */
+static int ray_cast(const cg_grid *g, const cg_grid *allowed, uint32_t angle, uint32_t *x,
+                    uint32_t *y)
+{
+    const int64_t w = g->w, h = g->h;
+    const int64_t cx = (w - 1) / 2, cy = (h - 1) / 2, radius = w + h + 2;
+    /* Angles turn anticlockwise on screen from east: y grows downwards. */
+    int64_t x0 = cx + round_q30(radius * cos_q30(angle));
+    int64_t y0 = cy - round_q30(radius * sin_q30(angle));
+    int64_t x1 = 2 * cx - x0, y1 = 2 * cy - y0;
+    int64_t ax = x1 > x0 ? x1 - x0 : x0 - x1, ay = y1 > y0 ? y1 - y0 : y0 - y1;
+    int64_t sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
+    int64_t err = ax - ay;
+    for (;;) {
+        if (open_cell(g, x0, y0) && cg_grid_marker(g, x0, y0) == CG_MARK_NONE &&
+            (!allowed || !bit(cg__row(allowed, y0), (uint64_t)x0))) {
+            *x = (uint32_t)x0;
+            *y = (uint32_t)y0;
+            return 1;
+        }
+        if (x0 == x1 && y0 == y1)
+            return 0;
+        int64_t e2 = 2 * err;
+        if (e2 > -ay) {
+            err -= ay;
+            x0 += sx;
+        }
+        if (e2 < ax) {
+            err += ax;
+            y0 += sy;
+        }
+    }
+}
+
+static void remove_marks(cg_grid *g, cg_marker kind)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->nmarks; i++)
+        if (g->marks[i].kind != kind)
+            g->marks[n++] = g->marks[i];
+    g->nmarks = n;
+}
+
+/* The floor connected to the map's entrance marker, as a new grid in
+ * *region, or NULL when there is no entrance. */
+static cg_status entrance_region(const cg_grid *g, cg_grid **region, uint64_t *count)
+{
+    uint32_t x, y;
+    *region = NULL;
+    *count = 0;
+    if (!cg__find_mark(g, CG_MARK_ENTRANCE, &x, &y))
+        return CG_OK;
+    cg_status st = cg__grid_new_like(region, g);
+    if (st == CG_OK)
+        st = cg__flood(g, x, y, *region, count);
+    if (st != CG_OK) {
+        cg_grid_free(*region);
+        *region = NULL;
+    }
+    return st;
+}
+
+static cg_status out_of_memory(const cg__step *step, cg__run *run, cg_status st)
+{
+    cg__diag(run->diag, step->line, step->column, "%s: out of memory for a %ux%u map",
+             step->def->name, run->grid->w, run->grid->h);
+    return st;
+}
+
+/* ------------------------------------------------------ entrance and exit */
+
+cg_status cg__parse_entrance(cg__step *step, const cg__args *args, cg_diag *diag)
+{
+    /* No arguments: the syntax check (no keys, no flags) already refused any. */
+    (void)step;
+    (void)args;
+    (void)diag;
+    return CG_OK;
+}
+
+cg_status cg__run_entrance(const cg__step *step, cg__run *run)
+{
+    cg_grid *g = run->grid;
+    cg__rng rng = {cg__step_key(run->seed, CG__RAND_ENTRANCE, step->ordinal)};
+    uint32_t angle = cg__rng_below(&rng, TURN), x, y;
+    remove_marks(g, CG_MARK_ENTRANCE); /* one entrance per map */
+    if (!ray_cast(g, NULL, angle, &x, &y)) {
+        run->fail_score = 0;
+        cg__diag(run->diag, step->line, step->column,
+                 "entrance: no floor cell on the ray across the map");
+        return CG_EFAIL;
+    }
+    /* Seed 001, D: the floor not connected to the entrance is filled. */
+    cg_grid *region = NULL;
+    uint64_t count;
+    cg_status st = cg__grid_new_like(&region, g);
+    if (st == CG_OK)
+        st = cg__flood(g, x, y, region, &count);
+    if (st != CG_OK) {
+        cg_grid_free(region);
+        return out_of_memory(step, run, st);
+    }
+    cg__grid_swap_cells(g, region);
+    cg_grid_free(region);
+    cg__grid_prune_marks(g);
+    cg_grid_clear_reach(g);
+    if ((st = cg_grid_set_marker(g, x, y, CG_MARK_ENTRANCE)) != CG_OK)
+        return out_of_memory(step, run, st);
+    run->have_entrance_angle = 1;
+    run->entrance_angle = angle;
+    return CG_OK;
+}
+
+cg_status cg__run_exit(const cg__step *step, cg__run *run)
+{
+    cg_grid *g = run->grid;
+    cg__rng rng = {cg__step_key(run->seed, CG__RAND_EXIT, step->ordinal)};
+    /* 120 to 240 degrees from the entrance's angle: 21846..43690 units,
+     * the whole angles of the closed range. Without an entrance in this
+     * run, any angle. */
+    uint32_t angle = run->have_entrance_angle
+                         ? (run->entrance_angle + 21846 + cg__rng_below(&rng, 21845)) & (TURN - 1)
+                         : cg__rng_below(&rng, TURN);
+    uint32_t x, y;
+    remove_marks(g, CG_MARK_EXIT);
+    /* Only cells the entrance reaches: right after `entrance` that is all
+     * the floor, but steps in between may have changed the map. */
+    cg_grid *region = NULL;
+    uint64_t count;
+    cg_status st = entrance_region(g, &region, &count);
+    if (st != CG_OK)
+        return out_of_memory(step, run, st);
+    int found = ray_cast(g, region, angle, &x, &y), have_entrance = region != NULL;
+    cg_grid_free(region);
+    if (!found) {
+        run->fail_score = 0;
+        cg__diag(run->diag, step->line, step->column,
+                 "exit: no floor cell on the ray across the map%s",
+                 have_entrance ? " that the entrance reaches" : "");
+        return CG_EFAIL;
+    }
+    if ((st = cg_grid_set_marker(g, x, y, CG_MARK_EXIT)) != CG_OK)
+        return out_of_memory(step, run, st);
+    return CG_OK;
+}
+
+/* ------------------------------------------------------ points of interest */
+
+#define POI_MAX_COUNT 100000
+#define POI_MAX_SPACING (2 * CG_MAX_DIM)
+
+cg_status cg__parse_poi(cg__step *step, const cg__args *a, cg_diag *diag)
+{
+    long count, spacing = 0;
+    if (!a->values[0].s) {
+        cg__diag(diag, a->line, a->name.column, "poi needs count= (usage: %s)", step->def->usage);
+        return CG_EPARSE;
+    }
+    if (cg__parse_int(&a->values[0], a->line, "count", 1, POI_MAX_COUNT, &count, diag) ||
+        (a->values[1].s &&
+         cg__parse_int(&a->values[1], a->line, "spacing", 0, POI_MAX_SPACING, &spacing, diag)))
+        return CG_EPARSE;
+    step->u.poi.count = (uint32_t)count;
+    step->u.poi.spacing = (uint32_t)spacing;
+    return CG_OK;
+}
+
+/* The points placed so far, bucketed by cells of side `spacing` so a new
+ * point is checked against the 3x3 buckets around it only: any point closer
+ * than `spacing` lies there. Open addressing over bucket coordinates. */
+typedef struct points {
+    uint64_t *xy;      /* packed cells */
+    uint32_t *next;    /* chain within a bucket; UINT32_MAX ends it */
+    uint32_t n;
+    uint64_t *keys;    /* bucket key + 1; 0 = empty slot */
+    uint32_t *heads;   /* first point of the slot's bucket */
+    size_t mask;       /* slots - 1 */
+    uint64_t side;     /* bucket side: max(spacing, 1) */
+    uint64_t spacing2; /* spacing squared */
+} points;
+
+static cg_status points_init(points *p, size_t max, uint64_t spacing)
+{
+    memset(p, 0, sizeof *p);
+    if (max >= UINT32_MAX / 4)
+        return CG_EOVERFLOW;
+    size_t slots = 16;
+    while (slots < 2 * max)
+        slots *= 2;
+    p->xy = malloc(max * sizeof *p->xy);
+    p->next = malloc(max * sizeof *p->next);
+    p->keys = calloc(slots, sizeof *p->keys);
+    p->heads = malloc(slots * sizeof *p->heads);
+    p->mask = slots - 1;
+    p->side = spacing ? spacing : 1;
+    p->spacing2 = spacing * spacing;
+    return p->xy && p->next && p->keys && p->heads ? CG_OK : CG_ENOMEM;
+}
+
+static void points_free(points *p)
+{
+    free(p->xy);
+    free(p->next);
+    free(p->keys);
+    free(p->heads);
+}
+
+/* The slot of bucket (bx, by): where it is, or the empty slot it would take. */
+static size_t points_slot(const points *p, uint64_t bx, uint64_t by)
+{
+    uint64_t key = pack(bx, by) + 1;
+    size_t i = (size_t)cg__mix64(key) & p->mask;
+    while (p->keys[i] && p->keys[i] != key)
+        i = (i + 1) & p->mask;
+    return i;
+}
+
+static int points_far(const points *p, uint64_t x, uint64_t y)
+{
+    uint64_t bx = x / p->side, by = y / p->side;
+    for (uint64_t j = by ? by - 1 : 0; j <= by + 1; j++)
+        for (uint64_t i = bx ? bx - 1 : 0; i <= bx + 1; i++) {
+            size_t s = points_slot(p, i, j);
+            if (!p->keys[s])
+                continue;
+            for (uint32_t k = p->heads[s]; k != UINT32_MAX; k = p->next[k]) {
+                int64_t dx = (int64_t)(p->xy[k] & 0xFFFFFFFFu) - (int64_t)x;
+                int64_t dy = (int64_t)(p->xy[k] >> 32) - (int64_t)y;
+                if ((uint64_t)(dx * dx + dy * dy) < p->spacing2)
+                    return 0;
+            }
+        }
+    return 1;
+}
+
+static void points_add(points *p, uint64_t x, uint64_t y)
+{
+    size_t s = points_slot(p, x / p->side, y / p->side);
+    if (!p->keys[s]) {
+        p->keys[s] = pack(x / p->side, y / p->side) + 1;
+        p->heads[s] = UINT32_MAX;
+    }
+    p->xy[p->n] = pack(x, y);
+    p->next[p->n] = p->heads[s];
+    p->heads[s] = p->n++;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Adds n POI markers (packed cells, free of markers) keeping (y, x) order. */
+static cg_status add_points(cg_grid *g, uint64_t *cells, size_t n)
+{
+    qsort(cells, n, sizeof *cells, cmp_u64); /* packed y << 32 | x sorts by (y, x) */
+    size_t total = g->nmarks + n;
+    cg__mark *m = malloc(total * sizeof *m);
+    if (!m)
+        return CG_ENOMEM;
+    size_t i = 0, j = 0, k = 0;
+    while (i < g->nmarks || j < n) {
+        if (j == n || (i < g->nmarks && pack(g->marks[i].x, g->marks[i].y) < cells[j])) {
+            m[k++] = g->marks[i++];
+        } else {
+            m[k++] = (cg__mark){(uint32_t)(cells[j] & 0xFFFFFFFFu), (uint32_t)(cells[j] >> 32),
+                                (uint8_t)CG_MARK_POI};
+            j++;
+        }
+    }
+    free(g->marks);
+    g->marks = m;
+    g->nmarks = g->capmarks = total;
+    return CG_OK;
+}
+
+/* The candidate cells in scan order: floor in `from` (the entrance's region,
+ * or the map) without a marker in g. */
+static cg_status list_candidates(const cg_grid *g, const cg_grid *from, uint64_t **out,
+                                 size_t *n)
+{
+    uint64_t floor = cg_grid_floor_count(from);
+    *out = NULL;
+    *n = 0;
+    if (floor > SIZE_MAX / sizeof **out)
+        return CG_EOVERFLOW;
+    uint64_t *v = malloc((size_t)(floor ? floor : 1) * sizeof *v);
+    if (!v)
+        return CG_ENOMEM;
+    size_t k = 0, mi = 0;
+    for (uint32_t y = 0; y < from->h; y++) {
+        const uint64_t *r = cg__row(from, y);
+        for (size_t i = 0; i < from->nw; i++) {
+            uint64_t open = ~r[i];
+            while (open) {
+                uint64_t c = pack((uint64_t)i * 64 + (uint64_t)__builtin_ctzll(open), y);
+                open &= open - 1;
+                while (mi < g->nmarks && pack(g->marks[mi].x, g->marks[mi].y) < c)
+                    mi++;
+                if (mi < g->nmarks && pack(g->marks[mi].x, g->marks[mi].y) == c)
+                    continue;
+                v[k++] = c;
+            }
+        }
+    }
+    *out = v;
+    *n = k;
+    return CG_OK;
+}
+
+/* Uniform in 0..n-1: cg__rng_below while n fits 32 bits; beyond (maps of
+ * more than 2^32 floor cells), rejection from a power-of-two mask. */
+static uint64_t below64(cg__rng *rng, uint64_t n)
+{
+    if (n <= UINT32_MAX)
+        return cg__rng_below(rng, (uint32_t)n);
+    uint64_t mask = ~UINT64_C(0) >> __builtin_clzll(n - 1), v;
+    do
+        v = cg__rng_next(rng) & mask;
+    while (v >= n);
+    return v;
+}
+
+cg_status cg__run_poi(const cg__step *step, cg__run *run)
+{
+    cg_grid *g = run->grid;
+    const uint32_t count = step->u.poi.count;
+    const uint64_t spacing = step->u.poi.spacing;
+    cg_grid *region = NULL;
+    uint64_t *cells = NULL;
+    size_t n = 0;
+    uint64_t reached;
+    points p = {0};
+    cg_status st = entrance_region(g, &region, &reached);
+    if (st == CG_OK)
+        st = list_candidates(g, region ? region : g, &cells, &n);
+    cg_grid_free(region);
+    if (st == CG_OK)
+        st = points_init(&p, g->nmarks + count, spacing);
+    if (st != CG_OK) {
+        free(cells);
+        points_free(&p);
+        return out_of_memory(step, run, st);
+    }
+    /* Spacing counts from the entrance, the exit and every point. */
+    for (size_t i = 0; i < g->nmarks; i++) {
+        const cg__mark *m = &g->marks[i];
+        if (m->kind == CG_MARK_ENTRANCE || m->kind == CG_MARK_EXIT || m->kind == CG_MARK_POI)
+            points_add(&p, m->x, m->y);
+    }
+    /* Seed 001, F: shuffle the connected cells and take them one by one.
+     * Fisher-Yates drawn lazily: the i-th pick is the i-th cell of the full
+     * shuffle, and only as many draws are made as cells are looked at. */
+    cg__rng rng = {cg__step_key(run->seed, CG__RAND_POI, step->ordinal)};
+    uint32_t chosen = 0;
+    uint32_t first = p.n;
+    for (size_t i = 0; i < n && chosen < count; i++) {
+        size_t j = i + (size_t)below64(&rng, n - i);
+        uint64_t c = cells[j];
+        cells[j] = cells[i];
+        cells[i] = c;
+        uint64_t x = c & 0xFFFFFFFFu, y = c >> 32;
+        if (points_far(&p, x, y)) {
+            points_add(&p, x, y);
+            chosen++;
+        }
+    }
+    free(cells);
+    if (chosen < count) {
+        points_free(&p);
+        run->fail_score = chosen;
+        cg__diag(run->diag, step->line, step->column, "poi count=%u spacing=%u: only %u fit",
+                 count, (unsigned)spacing, chosen);
+        return CG_EFAIL;
+    }
+    st = add_points(g, p.xy + first, chosen);
+    points_free(&p);
+    return st == CG_OK ? CG_OK : out_of_memory(step, run, st);
+}
+
+/* ------------------------------------------------------------ requirements */
+
+cg_status cg__parse_require(cg__step *step, const cg__args *a, cg_diag *diag)
+{
+    /* "open>=P%" splits at its '=' like any key=value, so the key is "open>". */
+    if (!a->values[0].s) {
+        cg__diag(diag, a->line, a->name.column, "require needs open>=PERCENT (usage: %s)",
+                 step->def->usage);
+        return CG_EPARSE;
+    }
+    return cg__parse_percent(&a->values[0], a->line, "open", &step->u.require.ppb, diag);
+}
+
+/* a * b < c * d for 64-bit operands, exactly (128-bit products from 32-bit
+ * halves: C11 has no wider integer). */
+static void mul128(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+    uint64_t al = a & 0xFFFFFFFFu, ah = a >> 32, bl = b & 0xFFFFFFFFu, bh = b >> 32;
+    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+    uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
+    *lo = (ll & 0xFFFFFFFFu) | mid << 32;
+    *hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+}
+
+static int product_less(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
+{
+    uint64_t h1, l1, h2, l2;
+    mul128(a, b, &h1, &l1);
+    mul128(c, d, &h2, &l2);
+    return h1 < h2 || (h1 == h2 && l1 < l2);
+}
+
+/* A percentage in parts per billion as typed: "45", "47.5". */
+static void format_ppb(char *buf, size_t cap, uint32_t ppb)
+{
+    uint32_t whole = ppb / 10000000u, frac = ppb % 10000000u;
+    int digits = 7;
+    while (frac && frac % 10 == 0) {
+        frac /= 10;
+        digits--;
+    }
+    if (frac)
+        snprintf(buf, cap, "%u.%0*u", whole, digits, frac);
+    else
+        snprintf(buf, cap, "%u", whole);
+}
+
+cg_status cg__run_require(const cg__step *step, cg__run *run)
+{
+    /* Seed 001, D: "if there are not enough [connected cells], I start again
+     * from scratch". Open = the floor connected to the entrance; without an
+     * entrance, the largest floor region. */
+    cg_grid *g = run->grid;
+    cg_grid *region = NULL;
+    uint64_t open = 0, regions;
+    cg_status st = entrance_region(g, &region, &open);
+    int have_entrance = region != NULL;
+    if (st == CG_OK && !have_entrance)
+        st = cg__floor_regions(g, &regions, &open);
+    cg_grid_free(region);
+    if (st != CG_OK)
+        return out_of_memory(step, run, st);
+    uint64_t total = (uint64_t)g->w * g->h;
+    if (!product_less(open, 1000000000u, step->u.require.ppb, total))
+        return CG_OK;
+    /* Tenths of a percent, rounded down so a failure never reads as the
+     * threshold itself. */
+    uint64_t tenths = open * 1000 / total;
+    char want[32];
+    format_ppb(want, sizeof want, step->u.require.ppb);
+    run->fail_score = open;
+    cg__diag(run->diag, step->line, step->column,
+             "require open>=%s%%: %llu.%llu%% of the map is open%s", want,
+             (unsigned long long)(tenths / 10), (unsigned long long)(tenths % 10),
+             have_entrance ? " from the entrance" : " in its largest region");
+    return CG_EFAIL;
+}

@@ -1,0 +1,662 @@
+/* regions.c - 4-connected regions of floor or wall (seed 002: "find the
+ * regions by BFS, fill the small ones"), and the steps built on them:
+ * `remove-floor min=N`, `remove-walls min=N`, `keep-largest`.
+ *
+ * Instead of the seed's per-cell BFS, regions are labelled on *runs*: the
+ * maximal horizontal stretches of one kind of cell in a row, read out of the
+ * bitboard with count-trailing-zeros. A run of row y is 4-connected to the
+ * runs of row y-1 whose columns overlap its own, so a union-find over run
+ * labels (Rosenfeld & Pfaltz's two-pass labelling, done on runs as in
+ * He, Chao & Suzuki, "A run-based two-scan labeling algorithm", IEEE TIP
+ * 2008) finds the regions in one pass over the words plus work per run.
+ *
+ * Memory is O(width + labels), never a label per cell: only the previous
+ * row's runs are kept, and a run takes a new label only where it touches no
+ * run of the row above (the top of a shape), otherwise it inherits the label
+ * of the first run it overlaps. That rule is deterministic, so a second pass
+ * that re-reads the rows assigns every run the very same label without
+ * storing it, and can then clear or fill the runs of the regions to remove
+ * with word operations. docs/regions.md has the details and the figures. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "regions.h"
+#include "steps.h"
+
+/* ------------------------------------------------------------ run rows */
+
+#define HI_BIT (UINT64_C(1) << 63)
+
+/* The labeller's inner loop is compiled twice: for the baseline ISA and, on
+ * x86-64, with POPCNT/BMI (one instruction where the baseline calls
+ * libgcc's __popcountdi2, several times per run). Its helpers are forced
+ * inline so each copy gets its own instructions. */
+#define CG__INLINE static inline __attribute__((always_inline))
+
+/* Appends base + the index of every set bit of bits to out, in increasing
+ * order; returns the new end. Writes up to 16 entries past the count (the
+ * buffers have that slack) so that the common case, a few bits, runs without
+ * a branch per bit (the "flatten" of Langdale & Lemire, "Parsing gigabytes of
+ * JSON per second", 2019). bits | HI_BIT keeps ctz defined once bits is 0;
+ * those entries are past the count and never read. */
+CG__INLINE uint32_t *flatten(uint32_t *out, uint64_t bits, uint32_t base)
+{
+    if (!bits)
+        return out;
+    uint32_t cnt = (uint32_t)__builtin_popcountll(bits);
+    for (int k = 0; k < 8; k++) {
+        out[k] = base + (uint32_t)__builtin_ctzll(bits | HI_BIT);
+        bits &= bits - 1;
+    }
+    if (cnt > 8) {
+        for (int k = 8; k < 16; k++) {
+            out[k] = base + (uint32_t)__builtin_ctzll(bits | HI_BIT);
+            bits &= bits - 1;
+        }
+        for (uint32_t k = 16; bits; k++) {
+            out[k] = base + (uint32_t)__builtin_ctzll(bits);
+            bits &= bits - 1;
+        }
+    }
+    return out + cnt;
+}
+
+/* The cells of the labelled kind in word i of row r (bits past the map
+ * cleared: they are outside, and the outside is neither kind). */
+CG__INLINE uint64_t kind_word(const cg_grid *g, const uint64_t *r, size_t i, uint64_t flip)
+{
+    uint64_t m = r[i] ^ flip;
+    return i + 1 == g->nw ? m & ~cg__tail_mask(g) : m;
+}
+
+/* Number of set bits of s at positions <= x (x within word i), given the
+ * prefix counts pre[i] of the words before. */
+CG__INLINE uint32_t rank_at(const uint64_t *s, const uint32_t *pre, uint32_t x)
+{
+    size_t i = x >> 6;
+    uint64_t upto = (UINT64_C(2) << (x & 63)) - 1; /* bits 0..x&63; wraps to all at 63 */
+    return pre[i] + (uint32_t)__builtin_popcountll(s[i] & upto);
+}
+
+/* The row state of the labeller: kind mask m, run starts s, prefix counts
+ * pre, the runs' first and one-past-last cells and their labels. */
+typedef struct lrow {
+    uint64_t *m, *s;
+    uint32_t *pre;
+    uint32_t *x0, *x1, *label;
+    size_t n;
+} lrow;
+
+/* Reads row y into r: masks, starts, prefix counts, runs. tmp holds nw + 1
+ * words of run ends. */
+CG__INLINE void read_row(const cg_grid *g, uint32_t y, uint64_t flip, lrow *r, uint64_t *ends)
+{
+    const uint64_t *row = cg__row(g, y);
+    const size_t nw = g->nw;
+    uint64_t carry = 0;
+    uint32_t total = 0;
+    for (size_t i = 0; i < nw; i++) {
+        uint64_t m = kind_word(g, row, i, flip);
+        uint64_t next = i + 1 < nw ? kind_word(g, row, i + 1, flip) : 0;
+        r->m[i] = m;
+        r->s[i] = m & ~((m << 1) | carry);
+        ends[i] = m & ~((m >> 1) | (next << 63));
+        carry = m >> 63;
+        r->pre[i] = total;
+        total += (uint32_t)__builtin_popcountll(r->s[i]);
+    }
+    uint32_t *p = r->x0, *q = r->x1;
+    for (size_t i = 0; i < nw; i++) {
+        p = flatten(p, r->s[i], (uint32_t)(i * 64));
+        q = flatten(q, ends[i], (uint32_t)(i * 64 + 1)); /* one past the last cell */
+    }
+    r->n = total;
+}
+
+size_t cg__row_runs(const cg_grid *g, int64_t y, int walls, cg__run_span *out)
+{
+    const uint64_t *r = cg__row(g, y);
+    const uint64_t flip = walls ? 0 : ~UINT64_C(0);
+    size_t n = 0;
+    uint32_t start = 0;
+    int open = 0;
+    for (size_t i = 0; i < g->nw; i++) {
+        uint64_t m = kind_word(g, r, i, flip);
+        const uint32_t base = (uint32_t)(i * 64);
+        if (open) {
+            if (m == ~UINT64_C(0))
+                continue;
+            unsigned t = (unsigned)__builtin_ctzll(~m);
+            out[n++] = (cg__run_span){start, base + t, 0};
+            open = 0;
+            m &= ~UINT64_C(0) << t;
+        }
+        while (m) {
+            unsigned s = (unsigned)__builtin_ctzll(m);
+            uint64_t rest = ~m & (~UINT64_C(0) << s);
+            if (!rest) {
+                open = 1;
+                start = base + s;
+                break;
+            }
+            unsigned e = (unsigned)__builtin_ctzll(rest);
+            out[n++] = (cg__run_span){base + s, base + e, 0};
+            m &= ~UINT64_C(0) << e;
+        }
+    }
+    if (open)
+        out[n++] = (cg__run_span){start, g->w, 0};
+    return n;
+}
+
+CG__INLINE void set_span(uint64_t *row, uint32_t x0, uint32_t x1, int wall)
+{
+    size_t a = x0 >> 6, b = (x1 - 1) >> 6;
+    uint64_t ma = ~UINT64_C(0) << (x0 & 63);
+    uint64_t mb = ~UINT64_C(0) >> (63 - ((x1 - 1) & 63));
+    if (a == b) {
+        ma &= mb;
+        row[a] = wall ? row[a] | ma : row[a] & ~ma;
+        return;
+    }
+    row[a] = wall ? row[a] | ma : row[a] & ~ma;
+    for (size_t i = a + 1; i < b; i++)
+        row[i] = wall ? ~UINT64_C(0) : 0;
+    row[b] = wall ? row[b] | mb : row[b] & ~mb;
+}
+
+void cg__set_span(uint64_t *row, uint32_t x0, uint32_t x1, int wall)
+{
+    set_span(row, x0, x1, wall);
+}
+
+/* ------------------------------------------------------------ labeller */
+
+/* The label forest. parent[l] <= l always (a root is linked under the
+ * smaller root), so the root of a region is its first label in scan order
+ * and one increasing sweep resolves every label to its root. */
+static cg_status labels_push(cg__labeller *lb, uint32_t x, uint32_t y)
+{
+    if (lb->n == lb->cap) {
+        if (lb->n >= UINT32_MAX - 1)
+            return CG_EOVERFLOW; /* labels are 32-bit; needs > 4e9 shapes */
+        size_t cap = lb->cap ? lb->cap * 2 : 1024;
+        if (cap > (size_t)UINT32_MAX)
+            cap = (size_t)UINT32_MAX;
+        if (cap > SIZE_MAX / sizeof(uint64_t))
+            return CG_EOVERFLOW;
+        uint32_t *p = realloc(lb->parent, cap * sizeof *p);
+        if (!p)
+            return CG_ENOMEM;
+        lb->parent = p;
+        uint64_t *s = realloc(lb->size, cap * sizeof *s);
+        if (!s)
+            return CG_ENOMEM;
+        lb->size = s;
+        uint64_t *at = realloc(lb->first, cap * sizeof *at);
+        if (!at)
+            return CG_ENOMEM;
+        lb->first = at;
+        lb->cap = cap;
+    }
+    lb->parent[lb->n] = (uint32_t)lb->n;
+    lb->size[lb->n] = 0;
+    lb->first[lb->n] = (uint64_t)y << 32 | x;
+    lb->n++;
+    return CG_OK;
+}
+
+static uint32_t find(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]]; /* path halving */
+        x = parent[x];
+    }
+    return x;
+}
+
+static void unite(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    a = find(parent, a);
+    b = find(parent, b);
+    if (a < b)
+        parent[b] = a;
+    else if (b < a)
+        parent[a] = b;
+}
+
+void cg__labeller_free(cg__labeller *lb)
+{
+    free(lb->parent);
+    free(lb->size);
+    free(lb->first);
+    memset(lb, 0, sizeof *lb);
+}
+
+#define NONE UINT32_MAX
+
+/* Buffers of one labelling pass. */
+typedef struct lbufs {
+    lrow rows[2];
+    uint64_t *ends; /* nw words */
+    uint32_t *sa;    /* starts of the runs shared with the row above */
+    uint32_t *pairs; /* labels to merge: two per pair */
+} lbufs;
+
+/* The pass over the rows (see the top of the file). */
+CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, lbufs *b, cg__row_hook hook,
+                                void *ctx)
+{
+    const int walls = lb->walls;
+    const uint64_t flip = walls ? 0 : ~UINT64_C(0);
+    const size_t nw = g->nw;
+    const uint32_t w = g->w, h = g->h;
+    cg_status st = CG_OK;
+    lrow *prev = &b->rows[0], *cur = &b->rows[1];
+    prev->n = 0;
+    for (uint32_t y = 0; y < h; y++) {
+        read_row(g, y, flip, cur, b->ends);
+        const size_t n = cur->n;
+        uint32_t *lab = cur->label;
+        for (size_t j = 0; j < n; j++)
+            lab[j] = NONE;
+        if (prev->n) {
+            /* Each run of (this row AND the row above) joins exactly one run
+             * of each row, and each overlapping pair gives exactly one such
+             * run: its start's rank among the starts of either row names the
+             * two runs. */
+            uint32_t *e = b->sa;
+            uint64_t carry = 0;
+            for (size_t i = 0; i < nw; i++) {
+                uint64_t a = cur->m[i] & prev->m[i];
+                e = flatten(e, a & ~((a << 1) | carry), (uint32_t)(i * 64));
+                carry = a >> 63;
+            }
+            /* A run inherits the label of the first run above it; further
+             * runs above it are merged after the loop, which keeps the loop
+             * free of unpredictable branches. */
+            uint32_t last = NONE, mine = NONE, *pairs = b->pairs;
+            size_t np = 0;
+            for (const uint32_t *p = b->sa; p < e; p++) {
+                uint32_t ci = rank_at(cur->s, cur->pre, *p) - 1;
+                uint32_t l = prev->label[rank_at(prev->s, prev->pre, *p) - 1];
+                int again = ci == last;
+                mine = again ? mine : l;
+                lab[ci] = mine;
+                pairs[2 * np] = mine;
+                pairs[2 * np + 1] = l;
+                np += (size_t)again;
+                last = ci;
+            }
+            for (size_t k = 0; k < np; k++)
+                if (pairs[2 * k] != pairs[2 * k + 1])
+                    unite(lb->parent, pairs[2 * k], pairs[2 * k + 1]);
+        }
+        for (size_t j = 0; j < n; j++) {
+            if (lab[j] == NONE) {
+                if ((st = labels_push(lb, cur->x0[j], y)) != CG_OK)
+                    return st;
+                lab[j] = (uint32_t)(lb->n - 1);
+            }
+            lb->size[lab[j]] += cur->x1[j] - cur->x0[j];
+        }
+        if (walls && n) {
+            if (y == 0 || y + 1 == h) {
+                for (size_t j = 0; j < n; j++)
+                    unite(lb->parent, lab[j], 0);
+            } else {
+                if (cur->x0[0] == 0)
+                    unite(lb->parent, lab[0], 0);
+                if (cur->x1[n - 1] == w)
+                    unite(lb->parent, lab[n - 1], 0);
+            }
+        }
+        if (hook)
+            hook(ctx, y, cur->x0, cur->x1, lab, n);
+        lrow *t = prev;
+        prev = cur;
+        cur = t;
+    }
+    return st;
+}
+
+static cg_status label_rows_base(cg__labeller *lb, const cg_grid *g, lbufs *b,
+                                 cg__row_hook hook, void *ctx)
+{
+    return label_rows(lb, g, b, hook, ctx);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define CG__HAVE_POPCNT_PATH 1
+__attribute__((target("popcnt,bmi,bmi2,lzcnt"))) static cg_status
+label_rows_popcnt(cg__labeller *lb, const cg_grid *g, lbufs *b, cg__row_hook hook, void *ctx)
+{
+    return label_rows(lb, g, b, hook, ctx);
+}
+#endif
+
+static int force_base;
+
+void cg__regions_force_base(int on)
+{
+    force_base = on;
+}
+
+static int use_popcnt(void)
+{
+#if defined(CG__HAVE_POPCNT_PATH)
+    __builtin_cpu_init();
+    return !force_base && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi") &&
+           __builtin_cpu_supports("bmi2");
+#else
+    return 0;
+#endif
+}
+
+cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook hook, void *ctx)
+{
+    memset(lb, 0, sizeof *lb);
+    lb->walls = walls;
+    const size_t nw = g->nw;
+    /* Runs per row <= w/2 + 1; +16 of slack for flatten(). */
+    const size_t rcap = (size_t)g->w / 2 + 24;
+    lbufs b;
+    uint64_t *words = malloc(5 * nw * sizeof *words);
+    uint32_t *ints = malloc((2 * (nw + 1) + 9 * rcap) * sizeof *ints);
+    cg_status st = words && ints ? CG_OK : CG_ENOMEM;
+    if (st == CG_OK) {
+        for (int k = 0; k < 2; k++) {
+            b.rows[k].m = words + (size_t)(2 * k) * nw;
+            b.rows[k].s = words + (size_t)(2 * k + 1) * nw;
+            b.rows[k].pre = ints + (size_t)k * (nw + 1);
+            b.rows[k].x0 = ints + 2 * (nw + 1) + (size_t)(3 * k) * rcap;
+            b.rows[k].x1 = b.rows[k].x0 + rcap;
+            b.rows[k].label = b.rows[k].x1 + rcap;
+            b.rows[k].n = 0;
+        }
+        b.ends = words + 4 * nw;
+        b.sa = ints + 2 * (nw + 1) + 6 * rcap;
+        b.pairs = b.sa + rcap;
+        /* Label 0 is the outside of the map, all wall: a wall region that
+         * touches the edge joins it and is never enclosed. */
+        if (walls)
+            st = labels_push(lb, 0, 0);
+    }
+    if (st == CG_OK) {
+#if defined(CG__HAVE_POPCNT_PATH)
+        if (use_popcnt())
+            st = label_rows_popcnt(lb, g, &b, hook, ctx);
+        else
+#endif
+            st = label_rows_base(lb, g, &b, hook, ctx);
+    }
+    free(words);
+    free(ints);
+    if (st != CG_OK) {
+        cg__labeller_free(lb);
+        return st;
+    }
+    /* Resolve every label to its root and gather the sizes there. */
+    uint32_t *parent = lb->parent;
+    for (size_t l = 0; l < lb->n; l++) {
+        parent[l] = parent[parent[l]];
+        if (parent[l] != l)
+            lb->size[parent[l]] += lb->size[l];
+    }
+    return CG_OK;
+}
+
+/* ------------------------------------------------------- region removal */
+
+/* The end of the run of the kind that holds x in row r: the first cell
+ * after x not of the kind (at most w). */
+CG__INLINE uint32_t run_end(const cg_grid *g, const uint64_t *r, uint32_t x, uint64_t flip)
+{
+    size_t i = x >> 6;
+    uint64_t not_kind = ~(r[i] ^ flip) & (~UINT64_C(1) << (x & 63));
+    while (!not_kind && i + 1 < g->nw)
+        not_kind = ~(r[++i] ^ flip);
+    uint32_t hi = not_kind ? (uint32_t)(i * 64 + (size_t)__builtin_ctzll(not_kind)) : g->w;
+    return hi < g->w ? hi : g->w;
+}
+
+/* The start of the run of the kind that holds x in row r. */
+CG__INLINE uint32_t run_start(const uint64_t *r, uint32_t x, uint64_t flip)
+{
+    size_t i = x >> 6;
+    uint64_t not_kind = ~(r[i] ^ flip) & ((UINT64_C(1) << (x & 63)) - 1);
+    while (!not_kind && i > 0)
+        not_kind = ~(r[--i] ^ flip);
+    return not_kind ? (uint32_t)(i * 64 + 64 - (size_t)__builtin_clzll(not_kind)) : 0;
+}
+
+/* A stack of runs (y, x0, x1) still to expand; grown by doubling. */
+typedef struct span_stack {
+    uint32_t *v;
+    size_t cap; /* in runs */
+} span_stack;
+
+static cg_status grow_stack(span_stack *s)
+{
+    size_t cap = s->cap ? s->cap * 2 : 256;
+    if (cap > SIZE_MAX / (3 * sizeof *s->v))
+        return CG_EOVERFLOW;
+    uint32_t *p = realloc(s->v, cap * 3 * sizeof *p);
+    if (!p)
+        return CG_ENOMEM;
+    s->v = p;
+    s->cap = cap;
+    return CG_OK;
+}
+
+/* Flips the whole 4-connected region of the kind (walls or floor) whose
+ * first run in scan order starts at cell (x, y), and which has size cells,
+ * to the other kind: a flood fill over runs, so the work is in proportion
+ * to the region's runs, not to the map. Flipped cells are the visited marks;
+ * the fill stops as soon as size cells are flipped, so a region of one run
+ * (most small ones) costs no search at all. A region of walls must not
+ * touch the map's edge (the padding around the map is wall too). */
+static cg_status flip_region(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls,
+                             span_stack *st)
+{
+    const uint64_t flip = walls ? 0 : ~UINT64_C(0);
+    const int wall = !walls;
+    /* The stack lives in locals while rows are written: a uint64_t store
+     * could otherwise alias a size_t in *st and force reloads. */
+    uint32_t *v = st->v;
+    size_t n = 0, cap = st->cap;
+    uint64_t *r = cg__row(g, y);
+    uint32_t b = run_end(g, r, x, flip);
+    set_span(r, x, b, wall);
+    uint64_t left = size - (b - x);
+    if (left == 0)
+        return CG_OK;
+    if (cap == 0) {
+        cg_status s = grow_stack(st);
+        if (s != CG_OK)
+            return s;
+        v = st->v;
+        cap = st->cap;
+    }
+    v[0] = y, v[1] = x, v[2] = b;
+    n = 1;
+    while (n && left) {
+        n--;
+        const uint32_t sy = v[3 * n], sa = v[3 * n + 1], sb = v[3 * n + 2];
+        const size_t i0 = sa >> 6, i1 = (sb - 1) >> 6;
+        const uint64_t w0 = ~UINT64_C(0) << (sa & 63);
+        const uint64_t w1 = ~UINT64_C(0) >> (63 - ((sb - 1) & 63));
+        for (int d = -1; d <= 1; d += 2) {
+            if ((d < 0 && sy == 0) || (d > 0 && sy + 1 >= g->h))
+                continue;
+            const uint32_t ny = (uint32_t)((int64_t)sy + d);
+            r = cg__row(g, ny);
+            /* Runs of the kind meeting columns sa..sb-1 of this row. Only a
+             * run met at sa itself can start further left. */
+            for (size_t i = i0; i <= i1; i++) {
+                uint64_t win = (i == i0 ? w0 : ~UINT64_C(0)) & (i == i1 ? w1 : ~UINT64_C(0));
+                uint64_t m;
+                while ((m = (r[i] ^ flip) & win) != 0) {
+                    uint32_t c = (uint32_t)(i * 64 + (size_t)__builtin_ctzll(m));
+                    uint32_t a = c == sa ? run_start(r, c, flip) : c;
+                    uint32_t e = run_end(g, r, c, flip);
+                    set_span(r, a, e, wall);
+                    left -= e - a;
+                    if (n == cap) {
+                        st->cap = cap;
+                        cg_status s = grow_stack(st);
+                        if (s != CG_OK)
+                            return s;
+                        v = st->v;
+                        cap = st->cap;
+                    }
+                    v[3 * n] = ny, v[3 * n + 1] = a, v[3 * n + 2] = e;
+                    n++;
+                }
+            }
+        }
+    }
+    return CG_OK;
+}
+
+/* Flips every region whose root keep() rejects to the other kind, from the
+ * first cell of the region (where its root label was created). */
+typedef int (*keep_fn)(const cg__labeller *lb, uint32_t root, uint64_t arg);
+
+static cg_status remove_regions(cg_grid *g, int walls, keep_fn keep, uint64_t arg)
+{
+    cg__labeller lb;
+    cg_status st = cg__label(&lb, g, walls, NULL, NULL);
+    if (st != CG_OK)
+        return st;
+    span_stack stack = {0};
+    int any = 0;
+    for (size_t l = 0; l < lb.n && st == CG_OK; l++) {
+        if (lb.parent[l] != l || keep(&lb, (uint32_t)l, arg))
+            continue;
+        uint64_t at = lb.first[l];
+        st = flip_region(g, (uint32_t)at, (uint32_t)(at >> 32), lb.size[l], walls, &stack);
+        any = 1;
+    }
+    free(stack.v);
+    cg__labeller_free(&lb);
+    if (any && !walls)
+        cg__grid_prune_marks(g);
+    return st;
+}
+
+static int keep_min_size(const cg__labeller *lb, uint32_t root, uint64_t min)
+{
+    return lb->size[root] >= min || (lb->walls && root == 0);
+}
+
+cg_status cg__floor_regions(const cg_grid *g, uint64_t *count, uint64_t *largest)
+{
+    cg__labeller lb;
+    *count = *largest = 0;
+    cg_status st = cg__label(&lb, g, 0, NULL, NULL);
+    if (st != CG_OK)
+        return st;
+    for (size_t l = 0; l < lb.n; l++) {
+        if (lb.parent[l] != l)
+            continue;
+        (*count)++;
+        if (lb.size[l] > *largest)
+            *largest = lb.size[l];
+    }
+    cg__labeller_free(&lb);
+    return CG_OK;
+}
+
+cg_status cg__remove_small(cg_grid *g, int walls, uint64_t min)
+{
+    /* Every region has at least one cell: min 0 and 1 remove nothing. */
+    if (min <= 1)
+        return CG_OK;
+    return remove_regions(g, walls, keep_min_size, min);
+}
+
+cg_status cg__keep_largest_floor(cg_grid *g)
+{
+    cg__labeller lb;
+    cg_status st = cg__label(&lb, g, 0, NULL, NULL);
+    if (st != CG_OK)
+        return st;
+    /* The largest root; on a tie the smaller label, which is the region whose
+     * first cell comes first in scan order (rows top to bottom, then x). */
+    uint32_t best = 0;
+    uint64_t best_size = 0, roots = 0;
+    for (size_t l = 0; l < lb.n; l++) {
+        if (lb.parent[l] != l)
+            continue;
+        roots++;
+        if (lb.size[l] > best_size) {
+            best_size = lb.size[l];
+            best = (uint32_t)l;
+        }
+    }
+    /* Flip the others straight from this labelling. */
+    span_stack stack = {0};
+    for (size_t l = 0; l < lb.n && st == CG_OK && roots > 1; l++) {
+        if (lb.parent[l] != l || l == best)
+            continue;
+        uint64_t at = lb.first[l];
+        st = flip_region(g, (uint32_t)at, (uint32_t)(at >> 32), lb.size[l], 0, &stack);
+    }
+    free(stack.v);
+    cg__labeller_free(&lb);
+    if (roots > 1)
+        cg__grid_prune_marks(g);
+    return st;
+}
+
+/* ----------------------------------------------------------------- steps */
+
+cg_status cg__parse_remove(cg__step *step, const cg__args *a, cg_diag *diag)
+{
+    long v;
+    if (!a->values[0].s) {
+        cg__diag(diag, a->line, a->name.column, "%.*s needs min= (usage: %s)", (int)a->name.len,
+                 a->name.s, step->def->usage);
+        return CG_EPARSE;
+    }
+    if (cg__parse_int(&a->values[0], a->line, "min", 0, LONG_MAX, &v, diag))
+        return CG_EPARSE;
+    step->u.regions.min = (uint64_t)v;
+    return CG_OK;
+}
+
+cg_status cg__parse_keep_largest(cg__step *step, const cg__args *a, cg_diag *diag)
+{
+    (void)step;
+    (void)a;
+    (void)diag;
+    return CG_OK;
+}
+
+static cg_status out_of_memory(cg__run *run, cg_status st, const char *what)
+{
+    if (st == CG_ENOMEM || st == CG_EOVERFLOW)
+        cg__diag(run->diag, 0, 0, "out of memory labelling the regions of a %ux%u map for %s",
+                 run->grid->w, run->grid->h, what);
+    return st;
+}
+
+cg_status cg__run_remove_floor(const cg__step *step, cg__run *run)
+{
+    return out_of_memory(run, cg__remove_small(run->grid, 0, step->u.regions.min),
+                         "remove-floor");
+}
+
+cg_status cg__run_remove_walls(const cg__step *step, cg__run *run)
+{
+    return out_of_memory(run, cg__remove_small(run->grid, 1, step->u.regions.min),
+                         "remove-walls");
+}
+
+cg_status cg__run_keep_largest(const cg__step *step, cg__run *run)
+{
+    (void)step;
+    return out_of_memory(run, cg__keep_largest_floor(run->grid), "keep-largest");
+}

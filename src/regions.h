@@ -1,0 +1,58 @@
+/* regions.h - the run-based region labeller shared by regions.c and
+ * connect.c (private to those two files; see docs/regions.md). */
+#ifndef CG_REGIONS_H
+#define CG_REGIONS_H
+
+#include "internal.h"
+
+/* A run: cells x0 .. x1-1 of one row, all of one kind. */
+typedef struct cg__run_span {
+    uint32_t x0, x1;
+    uint32_t label;
+} cg__run_span;
+
+/* The result of labelling: after cg__label, parent[l] is the root of label
+ * l (roots satisfy parent[r] == r and are numbered in scan order of their
+ * first cell), size[r] is the number of cells of root r's region and
+ * first[r] = y << 32 | x its first cell in scan order. With walls, label 0
+ * is the outside of the map and every wall region touching the map's edge
+ * has root 0. Labels of non-roots only matter through parent[]. */
+typedef struct cg__labeller {
+    int walls;
+    uint32_t *parent;
+    uint64_t *size;
+    uint64_t *first;
+    size_t n, cap; /* labels */
+} cg__labeller;
+
+/* Called once per row, top to bottom, with the row's runs (cells x0[j] ..
+ * x1[j]-1, increasing) and their labels before resolution: two runs with
+ * the same final root belong to one region. */
+typedef void (*cg__row_hook)(void *ctx, uint32_t y, const uint32_t *x0, const uint32_t *x1,
+                             const uint32_t *label, size_t n);
+
+/* Labels the regions of floor (walls == 0) or wall cells of g; hook may be
+ * NULL. On failure lb is freed (CG_ENOMEM, CG_EOVERFLOW). */
+cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook hook, void *ctx);
+
+void cg__labeller_free(cg__labeller *lb);
+
+/* TEST/BENCH ONLY, not thread-safe: nonzero makes cg__label use its
+ * baseline-ISA loop even where the POPCNT/BMI one could run. */
+void cg__regions_force_base(int on);
+
+/* Writes the runs of row y (of floor, or of walls when walls is nonzero,
+ * clipped to the map) to out, which holds w/2 + 2 runs; returns their count.
+ * Runs come in increasing x. (A plain, branchy reader, for callers that want
+ * one row.) */
+size_t cg__row_runs(const cg_grid *g, int64_t y, int walls, cg__run_span *out);
+
+/* Sets (wall nonzero) or clears cells x0 .. x1-1 (x0 < x1) of a row. */
+void cg__set_span(uint64_t *row, uint32_t x0, uint32_t x1, int wall);
+
+/* Regions of fewer than min cells become the other kind; for walls, only
+ * regions that do not touch the map's edge. Floor markers on removed cells
+ * are dropped. */
+cg_status cg__remove_small(cg_grid *g, int walls, uint64_t min);
+
+#endif

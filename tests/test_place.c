@@ -1,0 +1,626 @@
+/* test_place.c - placement (seed 001, SPEC 3.2): `entrance`, `exit`, `poi`,
+ * `require` and the pipeline's attempts. Invariants over many seeds and
+ * sizes (every floor cell reachable from the entrance, entrance and exit on
+ * reachable floor, spacing between every pair of points), the geometry of
+ * the ray, hand-made maps for the thresholds, failures and their messages,
+ * and the markers in ASCII and PNG output. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <png.h>
+
+#include "testutil.h"
+
+/* ---- helpers */
+
+static cg_status run_ex(const char *text, uint64_t seed, uint32_t w, uint32_t h,
+                        const cg_grid *input, uint32_t max_attempts, cg_grid **out,
+                        cg_run_info *info, cg_diag *diag)
+{
+    cg_pipeline *p = tu_pipeline(text);
+    cg_run_options opt = {seed, w, h, input, max_attempts};
+    memset(diag, 0, sizeof *diag);
+    cg_status st = cg_pipeline_run_ex(p, &opt, out, info, diag);
+    cg_pipeline_free(p);
+    if (st != CG_OK)
+        assert_null(*out);
+    return st;
+}
+
+typedef struct marks {
+    uint32_t x[256], y[256];
+    cg_marker kind[256];
+    size_t n;
+    int entrance, exit; /* index, or -1 */
+    size_t entrances, exits, points;
+} marks;
+
+static marks marks_of(const cg_grid *g)
+{
+    marks m;
+    memset(&m, 0, sizeof m);
+    m.entrance = m.exit = -1;
+    m.n = cg_grid_marker_count(g);
+    assert_true(m.n <= 256);
+    for (size_t i = 0; i < m.n; i++) {
+        assert_int_equal(cg_grid_marker_at(g, i, &m.x[i], &m.y[i], &m.kind[i]), CG_OK);
+        assert_int_equal(cg_grid_get(g, m.x[i], m.y[i]), CG_FLOOR);
+        if (m.kind[i] == CG_MARK_ENTRANCE) {
+            m.entrance = (int)i;
+            m.entrances++;
+        } else if (m.kind[i] == CG_MARK_EXIT) {
+            m.exit = (int)i;
+            m.exits++;
+        } else if (m.kind[i] == CG_MARK_POI) {
+            m.points++;
+        }
+    }
+    return m;
+}
+
+/* Marks (1) the floor cells 4-connected to (x0, y0); returns their number. */
+static uint64_t reach_from(const cg_grid *g, uint32_t x0, uint32_t y0, uint8_t *seen)
+{
+    uint32_t w = cg_grid_width(g), h = cg_grid_height(g);
+    size_t n = (size_t)w * h;
+    memset(seen, 0, n);
+    uint32_t *queue = malloc(n * sizeof *queue);
+    assert_non_null(queue);
+    size_t head = 0, tail = 0;
+    uint64_t count = 0;
+    if (cg_grid_get(g, x0, y0) == CG_FLOOR) {
+        seen[(size_t)y0 * w + x0] = 1;
+        queue[tail++] = y0 * w + x0;
+    }
+    while (head < tail) {
+        uint32_t i = queue[head++];
+        int64_t x = i % w, y = i / w;
+        count++;
+        static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+        for (int k = 0; k < 4; k++) {
+            int64_t nx = x + dx[k], ny = y + dy[k];
+            if (cg_grid_get(g, nx, ny) == CG_FLOOR && !seen[(size_t)ny * w + (size_t)nx]) {
+                seen[(size_t)ny * w + (size_t)nx] = 1;
+                queue[tail++] = (uint32_t)(ny * w + nx);
+            }
+        }
+    }
+    free(queue);
+    return count;
+}
+
+static void assert_message(const cg_diag *d, const char *needle)
+{
+    if (!strstr(d->message, needle))
+        fail_msg("message '%s' lacks '%s'", d->message, needle);
+}
+
+static const uint32_t sizes[][2] = {{80, 50}, {81, 37}, {1, 30}, {30, 1}, {63, 63}, {65, 20},
+                                    {130, 40}, {3, 3}, {2, 2}, {1, 1}, {7, 128}};
+
+static const char level_like[] = "fill 40\nrule 4 floor=5..8\nrule 3 floor=5..9\ndownscale 2\n";
+
+/* ------------------------------------------------------------------ */
+
+static void after_entrance_every_floor_cell_is_reachable_from_it(void **state)
+{
+    (void)state;
+    char text[256];
+    const char *bodies[] = {"fill 45\nsmooth 4\n", level_like, "fill 30\n"};
+    for (size_t b = 0; b < 3; b++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (uint64_t seed = 0; seed < 12; seed++) {
+                uint32_t w = sizes[s][0], h = sizes[s][1];
+                snprintf(text, sizeof text, "%sentrance\n", bodies[b]);
+                cg_grid *g = NULL;
+                cg_run_info info;
+                cg_diag diag;
+                cg_status st = run_ex(text, seed, w, h, NULL, 5, &g, &info, &diag);
+                if (st == CG_EFAIL) {
+                    /* Only maps that can be all wall (a fill draws a wall ring). */
+                    assert_true(w <= 3 || h <= 3);
+                    assert_message(&diag, "entrance: ");
+                    assert_int_equal(info.attempts, 5);
+                    continue;
+                }
+                assert_int_equal(st, CG_OK);
+                marks m = marks_of(g);
+                assert_int_equal(m.entrances, 1);
+                uint8_t *seen = malloc((size_t)w * h);
+                assert_non_null(seen);
+                uint64_t reached = reach_from(g, m.x[m.entrance], m.y[m.entrance], seen);
+                assert_int_equal(reached, cg_grid_floor_count(g));
+                free(seen);
+                cg_grid_free(g);
+            }
+}
+
+static void exit_and_points_are_reachable_and_spaced(void **state)
+{
+    (void)state;
+    static const uint32_t counts[][2] = {{5, 6}, {10, 4}, {3, 15}, {1, 0}};
+    char text[256];
+    int ok = 0, total = 0;
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (uint64_t seed = 0; seed < 8; seed++) {
+                uint32_t w = sizes[s][0], h = sizes[s][1];
+                uint32_t count = counts[c][0], spacing = counts[c][1];
+                snprintf(text, sizeof text, "%sentrance\nexit\npoi count=%u spacing=%u\n",
+                         level_like, count, spacing);
+                cg_grid *g = NULL;
+                cg_run_info info;
+                cg_diag diag;
+                cg_status st = run_ex(text, seed, w, h, NULL, 10, &g, &info, &diag);
+                total += w >= 30 && h >= 30;
+                if (st == CG_EFAIL) {
+                    assert_true(strstr(diag.message, "entrance: ") ||
+                                strstr(diag.message, "exit: ") ||
+                                strstr(diag.message, "poi count="));
+                    continue;
+                }
+                assert_int_equal(st, CG_OK);
+                ok += w >= 30 && h >= 30;
+                marks m = marks_of(g);
+                assert_int_equal(m.entrances, 1);
+                assert_int_equal(m.exits, 1);
+                assert_int_equal(m.points, count);
+                uint8_t *seen = malloc((size_t)w * h);
+                assert_non_null(seen);
+                reach_from(g, m.x[m.entrance], m.y[m.entrance], seen);
+                /* Every marker - the exit and each point - is reachable, and
+                 * every pair is at least `spacing` apart (the entrance and the
+                 * exit are distinct cells but need not be spaced). */
+                for (size_t i = 0; i < m.n; i++) {
+                    assert_true(seen[(size_t)m.y[i] * w + m.x[i]]);
+                    for (size_t j = i + 1; j < m.n; j++) {
+                        int64_t dx = (int64_t)m.x[i] - m.x[j], dy = (int64_t)m.y[i] - m.y[j];
+                        assert_true(dx || dy);
+                        if ((m.kind[i] == CG_MARK_POI || m.kind[j] == CG_MARK_POI) &&
+                            dx * dx + dy * dy < (int64_t)spacing * spacing)
+                            fail_msg("%ux%u seed %llu: markers (%u,%u) and (%u,%u) closer "
+                                     "than %u",
+                                     w, h, (unsigned long long)seed, m.x[i], m.y[i], m.x[j],
+                                     m.y[j], spacing);
+                    }
+                }
+                free(seen);
+                cg_grid_free(g);
+            }
+    /* The maps of 30 cells a side or more nearly always succeed. */
+    assert_true(ok * 10 >= total * 9);
+}
+
+static void entrance_and_exit_of_an_open_map_are_on_its_border_and_opposed(void **state)
+{
+    (void)state;
+    static const uint32_t open_sizes[][2] = {{61, 41}, {80, 50}, {40, 40}};
+    for (size_t s = 0; s < 3; s++) {
+        uint32_t w = open_sizes[s][0], h = open_sizes[s][1];
+        cg_grid *in = NULL;
+        assert_int_equal(cg_grid_new(&in, w, h), CG_OK);
+        for (uint32_t y = 0; y < h; y++)
+            for (uint32_t x = 0; x < w; x++)
+                cg_grid_set(in, x, y, CG_FLOOR);
+        int sides[4] = {0};
+        double cx = (w - 1) / 2, cy = (h - 1) / 2; /* the centre cell, as the ray uses */
+        int n = 400;
+        for (int seed = 0; seed < n; seed++) {
+            cg_grid *g = tu_run("entrance\nexit", (uint64_t)seed, 0, 0, in);
+            marks m = marks_of(g);
+            assert_int_equal(m.entrances, 1);
+            assert_int_equal(m.exits, 1);
+            uint32_t ex = m.x[m.entrance], ey = m.y[m.entrance];
+            uint32_t xx = m.x[m.exit], xy = m.y[m.exit];
+            assert_true(ex == 0 || ey == 0 || ex == w - 1 || ey == h - 1);
+            assert_true(xx == 0 || xy == 0 || xx == w - 1 || xy == h - 1);
+            sides[ex == 0 ? 0 : ex == w - 1 ? 1 : ey == 0 ? 2 : 3]++;
+            /* 120 to 240 degrees apart: the cosine is at most -1/2 (with
+             * slack for whole cells at 20 or more cells from the centre). */
+            double ax = ex - cx, ay = ey - cy, bx = xx - cx, by = xy - cy;
+            double dot = ax * bx + ay * by, na = ax * ax + ay * ay, nb = bx * bx + by * by;
+            if (dot > 0 || dot * dot < (0.5 - 0.08) * (0.5 - 0.08) * na * nb)
+                fail_msg("%ux%u seed %d: entrance (%u,%u) and exit (%u,%u) less than 120 "
+                         "degrees apart",
+                         w, h, seed, ex, ey, xx, xy);
+            cg_grid_free(g);
+        }
+        /* The angle is uniform: every side gets its share of the entrances. */
+        for (int k = 0; k < 4; k++)
+            assert_true(sides[k] >= n / 10);
+        cg_grid_free(in);
+    }
+}
+
+static void a_lone_floor_cell_at_the_centre_is_always_found(void **state)
+{
+    (void)state;
+    static const uint32_t lone[][2] = {{1, 1}, {2, 2}, {3, 3}, {5, 4}, {64, 64}, {65, 33},
+                                       {100, 1}, {1, 100}, {200, 150}};
+    for (size_t s = 0; s < sizeof lone / sizeof lone[0]; s++) {
+        uint32_t w = lone[s][0], h = lone[s][1];
+        uint32_t cx = (w - 1) / 2, cy = (h - 1) / 2;
+        cg_grid *in = NULL;
+        assert_int_equal(cg_grid_new(&in, w, h), CG_OK);
+        cg_grid_set(in, cx, cy, CG_FLOOR);
+        for (uint64_t seed = 0; seed < 64; seed++) {
+            cg_grid *g = tu_run("entrance", seed, 0, 0, in);
+            assert_int_equal(cg_grid_marker(g, cx, cy), CG_MARK_ENTRANCE);
+            cg_grid_free(g);
+        }
+        /* The exit has no other cell to go to. */
+        cg_grid *g = NULL;
+        cg_run_info info;
+        cg_diag diag;
+        assert_int_equal(run_ex("entrance\nexit", 1, 0, 0, in, 3, &g, &info, &diag), CG_EFAIL);
+        assert_message(&diag, "exit: no floor cell");
+        assert_message(&diag, "(best of 3 attempts)");
+        assert_int_equal(info.attempts, 3);
+        cg_grid_free(in);
+    }
+}
+
+static void entrance_fills_the_floor_it_does_not_reach(void **state)
+{
+    (void)state;
+    const char *rows[] = {
+        "#########",
+        "#...#...#",
+        "#...#...#",
+        "#########",
+    };
+    cg_grid *in = tu_grid_from_rows(rows, 4);
+    assert_int_equal(cg_grid_set_marker(in, 1, 1, CG_MARK_POI), CG_OK);
+    assert_int_equal(cg_grid_set_marker(in, 7, 2, CG_MARK_POI), CG_OK);
+    int left = 0, right = 0;
+    for (uint64_t seed = 0; seed < 60; seed++) {
+        cg_grid *g = tu_run("entrance", seed, 0, 0, in);
+        marks m = marks_of(g);
+        assert_int_equal(cg_grid_floor_count(g), 6);
+        assert_int_equal(m.entrances, 1);
+        /* The point in the filled side went with its floor. */
+        assert_int_equal(m.points, 1);
+        if (m.x[m.entrance] < 4) {
+            left++;
+            assert_int_equal(cg_grid_get(g, 6, 1), CG_WALL);
+            assert_int_equal(cg_grid_marker(g, 1, 1), CG_MARK_POI);
+        } else {
+            right++;
+            assert_int_equal(cg_grid_get(g, 2, 1), CG_WALL);
+            assert_int_equal(cg_grid_marker(g, 7, 2), CG_MARK_POI);
+        }
+        cg_grid_free(g);
+    }
+    assert_true(left > 5 && right > 5);
+    cg_grid_free(in);
+}
+
+static void impossible_requirement_fails_cleanly_after_the_attempts(void **state)
+{
+    (void)state;
+    cg_grid *g = (cg_grid *)1;
+    cg_run_info info;
+    cg_diag diag;
+    assert_int_equal(run_ex("fill 45\nsmooth 4\nentrance\nrequire open>=99%", 5, 60, 40, NULL,
+                            7, &g, &info, &diag),
+                     CG_EFAIL);
+    assert_null(g);
+    assert_int_equal(info.attempts, 7);
+    assert_message(&diag, "require open>=99%: ");
+    assert_message(&diag, "% of the map is open from the entrance (best of 7 attempts)");
+    /* The default is 100 attempts, through the plain call too. */
+    cg_pipeline *p = tu_pipeline("fill 45\nsmooth 4\nentrance\nrequire open>=99.5%");
+    memset(&diag, 0, sizeof diag);
+    assert_int_equal(cg_pipeline_run(p, 5, 30, 20, NULL, &g, &diag), CG_EFAIL);
+    assert_null(g);
+    assert_message(&diag, "require open>=99.5%: ");
+    assert_message(&diag, "(best of 100 attempts)");
+    cg_pipeline_free(p);
+}
+
+static void the_message_reports_the_best_attempt(void **state)
+{
+    (void)state;
+    /* Ten attempts of an impossible requirement: the reported share is the
+     * largest of the ten attempts' shares. */
+    uint64_t best = 0;
+    cg_grid *g = NULL;
+    cg_run_info info;
+    cg_diag diag;
+    for (uint32_t a = 0; a < 10; a++) {
+        /* Attempt a runs with the seed info.seed reports for it. */
+        assert_int_equal(run_ex("fill 45\nsmooth 4\nentrance\nrequire open>=100%", 8, 50, 30,
+                                NULL, a + 1, &g, &info, &diag),
+                         CG_EFAIL);
+        cg_grid *one = tu_run("fill 45\nsmooth 4\nentrance", info.seed, 50, 30, NULL);
+        uint64_t open = cg_grid_floor_count(one);
+        if (open > best)
+            best = open;
+        cg_grid_free(one);
+    }
+    uint64_t tenths = best * 1000 / (50 * 30);
+    char want[64];
+    snprintf(want, sizeof want, ": %llu.%llu%% of the map", (unsigned long long)(tenths / 10),
+             (unsigned long long)(tenths % 10));
+    assert_message(&diag, want);
+}
+
+static void require_without_an_entrance_uses_the_largest_region(void **state)
+{
+    (void)state;
+    const char *rows[] = {
+        "##########", "#...######", "#...##..##", "#...######", "##########",
+        "##########", "##########", "##########", "##########", "##########",
+    };
+    cg_grid *in = tu_grid_from_rows(rows, 10); /* regions of 9 and 2 cells in 100 */
+    cg_grid *g = NULL;
+    cg_run_info info;
+    cg_diag diag;
+    assert_int_equal(run_ex("require open>=9%", 1, 0, 0, in, 0, &g, &info, &diag), CG_OK);
+    assert_int_equal(info.attempts, 1);
+    cg_grid_free(g);
+    assert_int_equal(run_ex("require open>=9.0000001%", 1, 0, 0, in, 0, &g, &info, &diag),
+                     CG_EFAIL);
+    assert_message(&diag, "require open>=9.0000001%: 9.0% of the map is open in its largest "
+                          "region");
+    /* Without a random step, retrying cannot help: one attempt. */
+    assert_message(&diag, "no random step");
+    assert_int_equal(info.attempts, 1);
+    /* With an entrance, only the floor connected to it counts. */
+    cg_grid *in2 = NULL;
+    assert_int_equal(cg_grid_clone(&in2, in), CG_OK);
+    assert_int_equal(cg_grid_set_marker(in2, 6, 2, CG_MARK_ENTRANCE), CG_OK);
+    assert_int_equal(run_ex("require open>=2%", 1, 0, 0, in2, 0, &g, &info, &diag), CG_OK);
+    cg_grid_free(g);
+    assert_int_equal(run_ex("require open>=3%", 1, 0, 0, in2, 0, &g, &info, &diag), CG_EFAIL);
+    assert_message(&diag, "2.0% of the map is open from the entrance");
+    cg_grid_free(in2);
+    cg_grid_free(in);
+}
+
+static void later_attempts_run_with_a_fresh_seed_that_reproduces_the_map(void **state)
+{
+    (void)state;
+    char text[256];
+    snprintf(text, sizeof text, "%sentrance\nrequire open>=35%%\n", level_like);
+    int retried = 0;
+    for (uint64_t seed = 0; seed < 30; seed++) {
+        cg_grid *g = NULL, *again = NULL;
+        cg_run_info info, info2;
+        cg_diag diag;
+        assert_int_equal(run_ex(text, seed, 40, 30, NULL, 0, &g, &info, &diag), CG_OK);
+        assert_true(info.attempts >= 1);
+        if (info.attempts == 1) {
+            assert_true(info.seed == seed);
+        } else {
+            retried++;
+            assert_true(info.seed != seed);
+            /* The reported seed builds the same map in one attempt. */
+            assert_int_equal(run_ex(text, info.seed, 40, 30, NULL, 0, &again, &info2, &diag),
+                             CG_OK);
+            assert_int_equal(info2.attempts, 1);
+            assert_true(tu_grids_equal(g, again));
+            cg_grid_free(again);
+        }
+        /* Same seed, same map, same attempts. */
+        assert_int_equal(run_ex(text, seed, 40, 30, NULL, 0, &again, &info2, &diag), CG_OK);
+        assert_int_equal(info2.attempts, info.attempts);
+        assert_true(tu_grids_equal(g, again));
+        cg_grid_free(again);
+        cg_grid_free(g);
+    }
+    assert_true(retried > 0);
+}
+
+static void the_first_attempt_uses_the_seed_itself(void **state)
+{
+    (void)state;
+    /* So maps of pipelines without requirements are what they always were. */
+    const char *text = "fill 45\ngenerations 5 r1=5 r2=-1\ngenerations 1 r1=5 r2=0";
+    cg_grid *a = tu_run(text, 42, 80, 50, NULL), *b = NULL;
+    cg_run_info info;
+    cg_diag diag;
+    assert_int_equal(run_ex(text, 42, 80, 50, NULL, 1, &b, &info, &diag), CG_OK);
+    assert_true(tu_grids_equal(a, b));
+    assert_int_equal(info.attempts, 1);
+    assert_true(info.seed == 42);
+    char golden[400];
+    snprintf(golden, sizeof golden, "%s/golden/type2-seed42-80x50.txt", CG_TEST_DIR);
+    size_t len;
+    char *want = tu_read_file(golden, &len);
+    assert_non_null(want);
+    char *got = tu_ascii(b);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    cg_grid_free(a);
+    cg_grid_free(b);
+    /* Attempt counts out of range. */
+    assert_int_equal(run_ex(text, 42, 80, 50, NULL, CG_MAX_ATTEMPTS + 1, &b, &info, &diag),
+                     CG_EINVAL);
+    assert_message(&diag, "attempts");
+}
+
+static void poi_reports_how_many_fit(void **state)
+{
+    (void)state;
+    cg_grid *in = NULL;
+    assert_int_equal(cg_grid_new(&in, 6, 4), CG_OK);
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 6; x++)
+            cg_grid_set(in, x, y, CG_FLOOR);
+    /* Spacing 0: every cell but the entrance's can take a point. */
+    cg_grid *g = tu_run("entrance\npoi count=23 spacing=0", 3, 0, 0, in);
+    marks m = marks_of(g);
+    assert_int_equal(m.n, 24);
+    assert_int_equal(m.points, 23);
+    cg_grid_free(g);
+    cg_run_info info;
+    cg_diag diag;
+    assert_int_equal(run_ex("entrance\npoi count=24", 3, 0, 0, in, 4, &g, &info, &diag),
+                     CG_EFAIL);
+    assert_message(&diag, "poi count=24 spacing=0: only 23 fit (best of 4 attempts)");
+    /* With spacing 3 on a 6x4 map, a handful fit at most. */
+    assert_int_equal(run_ex("entrance\nexit\npoi count=30 spacing=3", 3, 0, 0, in, 4, &g, &info,
+                            &diag),
+                     CG_EFAIL);
+    assert_message(&diag, "poi count=30 spacing=3: only ");
+    cg_grid_free(in);
+}
+
+static void placement_is_deterministic_and_follows_the_seed(void **state)
+{
+    (void)state;
+    char text[256];
+    snprintf(text, sizeof text, "%sentrance\nexit\npoi count=6 spacing=6\n", level_like);
+    cg_grid *a = tu_run(text, 42, 70, 45, NULL), *b = tu_run(text, 42, 70, 45, NULL);
+    cg_grid *c = tu_run(text, 43, 70, 45, NULL);
+    assert_true(tu_grids_equal(a, b));
+    assert_false(tu_grids_equal(a, c));
+    cg_grid_free(a);
+    cg_grid_free(b);
+    cg_grid_free(c);
+}
+
+static void exit_without_an_entrance_and_a_second_entrance(void **state)
+{
+    (void)state;
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        cg_grid *g = tu_run("fill 45\nsmooth 4\nexit", seed, 50, 30, NULL);
+        marks m = marks_of(g);
+        assert_int_equal(m.exits, 1);
+        assert_int_equal(m.entrances, 0);
+        cg_grid_free(g);
+        /* One entrance per map: a second `entrance` moves it. */
+        g = tu_run("fill 45\nsmooth 4\nentrance\nentrance\nexit\nexit", seed, 50, 30, NULL);
+        m = marks_of(g);
+        assert_int_equal(m.entrances, 1);
+        assert_int_equal(m.exits, 1);
+        cg_grid_free(g);
+    }
+}
+
+/* ---- markers in the outputs */
+
+static void markers_show_in_ascii_and_read_back(void **state)
+{
+    (void)state;
+    char text[256];
+    snprintf(text, sizeof text, "%sentrance\nexit\npoi count=7 spacing=8\n", level_like);
+    cg_grid *g = tu_run(text, 42, 60, 40, NULL);
+    char *ascii = tu_ascii(g);
+    size_t lt = 0, gt = 0, star = 0;
+    for (const char *p = ascii; *p; p++) {
+        lt += *p == '<';
+        gt += *p == '>';
+        star += *p == '*';
+    }
+    assert_int_equal(lt, 1);
+    assert_int_equal(gt, 1);
+    assert_int_equal(star, 7);
+    cg_grid *back = NULL;
+    cg_diag diag = {0};
+    assert_int_equal(cg_read_ascii(ascii, strlen(ascii), &back, &diag), CG_OK);
+    assert_true(tu_grids_equal(g, back));
+    cg_grid_free(back);
+    free(ascii);
+    cg_grid_free(g);
+}
+
+static void markers_show_in_png_in_their_colours(void **state)
+{
+    (void)state;
+    char text[256];
+    snprintf(text, sizeof text, "%sentrance\nexit\npoi count=5 spacing=8\n", level_like);
+    cg_grid *g = tu_run(text, 7, 50, 30, NULL);
+    tu_buf buf = {0};
+    cg_write_options opt = {CG_FORMAT_PNG, 3};
+    cg_diag diag = {0};
+    assert_int_equal(cg_write(g, &opt, tu_buf_write, &buf, &diag), CG_OK);
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    assert_true(png_image_begin_read_from_memory(&img, buf.data, buf.len));
+    img.format = PNG_FORMAT_RGB;
+    assert_int_equal(img.width, 150);
+    assert_int_equal(img.height, 90);
+    uint8_t *px = malloc(PNG_IMAGE_SIZE(img));
+    assert_non_null(px);
+    assert_true(png_image_finish_read(&img, NULL, px, 0, NULL));
+    marks m = marks_of(g);
+    for (size_t i = 0; i < m.n; i++) {
+        /* The centre pixel of the marker's 3x3 square. */
+        const uint8_t *c = px + ((size_t)(m.y[i] * 3 + 1) * 150 + m.x[i] * 3 + 1) * 3;
+        int r = c[0], gr = c[1], b = c[2];
+        if (m.kind[i] == CG_MARK_ENTRANCE)
+            assert_true(gr > r + 60 && gr > b + 60); /* green */
+        else if (m.kind[i] == CG_MARK_EXIT)
+            assert_true(r > gr + 60 && r > b + 60); /* red */
+        else
+            assert_true(r > 180 && gr > 120 && b < gr - 60); /* gold */
+    }
+    free(px);
+    tu_buf_free(&buf);
+    cg_grid_free(g);
+}
+
+/* ---- step syntax */
+
+static void placement_arguments_are_checked_with_their_column(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        int column;
+        const char *needle;
+    } cases[] = {
+        {"poi", 1, "needs count="},
+        {"poi spacing=3", 1, "needs count="},
+        {"poi count=0", 11, "1..100000"},
+        {"poi count=5 spacing=-1", 21, "spacing must be"},
+        {"poi count=5 gap=3", 13, "no option 'gap'"},
+        {"require", 1, "needs open>=PERCENT"},
+        {"require open>=101%", 15, "percentage"},
+        {"require open>=x", 15, "percentage"},
+        {"require open>5%", 9, "unexpected"},
+        {"entrance now", 10, "unexpected 'now'"},
+        {"exit 2", 6, "unexpected '2'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cg_pipeline *p = NULL;
+        cg_diag diag = {0};
+        assert_int_equal(cg_pipeline_new(&p), CG_OK);
+        assert_int_equal(cg_pipeline_parse(p, cases[i].text, strlen(cases[i].text), &diag),
+                         CG_EPARSE);
+        if (diag.column != cases[i].column || !strstr(diag.message, cases[i].needle))
+            fail_msg("'%s': column %d '%s', want column %d and '%s'", cases[i].text,
+                     diag.column, diag.message, cases[i].column, cases[i].needle);
+        cg_pipeline_free(p);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(after_entrance_every_floor_cell_is_reachable_from_it),
+        cmocka_unit_test(exit_and_points_are_reachable_and_spaced),
+        cmocka_unit_test(entrance_and_exit_of_an_open_map_are_on_its_border_and_opposed),
+        cmocka_unit_test(a_lone_floor_cell_at_the_centre_is_always_found),
+        cmocka_unit_test(entrance_fills_the_floor_it_does_not_reach),
+        cmocka_unit_test(impossible_requirement_fails_cleanly_after_the_attempts),
+        cmocka_unit_test(the_message_reports_the_best_attempt),
+        cmocka_unit_test(require_without_an_entrance_uses_the_largest_region),
+        cmocka_unit_test(later_attempts_run_with_a_fresh_seed_that_reproduces_the_map),
+        cmocka_unit_test(the_first_attempt_uses_the_seed_itself),
+        cmocka_unit_test(poi_reports_how_many_fit),
+        cmocka_unit_test(placement_is_deterministic_and_follows_the_seed),
+        cmocka_unit_test(exit_without_an_entrance_and_a_second_entrance),
+        cmocka_unit_test(markers_show_in_ascii_and_read_back),
+        cmocka_unit_test(markers_show_in_png_in_their_colours),
+        cmocka_unit_test(placement_arguments_are_checked_with_their_column),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,313 @@
+/* test_reach.c - reachable cells within M moves (seed 004, SPEC 3.4):
+ * both search paths (bitboard levels, queue BFS) against a plain BFS over a
+ * byte-per-cell copy of the map, on many random maps, budgets and starts. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "testutil.h"
+
+/* Internal test hook (src/reach.c): -1 auto, 0 queue BFS, 1 bitboard. */
+void cg__reach_force_path(int path);
+
+#define UNREACHED UINT32_MAX
+
+/* The oracle: textbook BFS, bounds-checked, byte per cell. blocked[i] marks
+ * an occupied floor cell. Returns distances (UNREACHED where not reached). */
+static uint32_t *oracle_reach(const uint8_t *wall, const uint8_t *blocked, int w, int h,
+                              const cg_point *starts, size_t n, uint32_t moves)
+{
+    uint32_t *dist = malloc((size_t)w * (size_t)h * sizeof *dist);
+    int *queue = malloc((size_t)w * (size_t)h * sizeof *queue);
+    assert_non_null(dist);
+    assert_non_null(queue);
+    for (size_t i = 0; i < (size_t)w * (size_t)h; i++)
+        dist[i] = UNREACHED;
+    int head = 0, tail = 0;
+    for (size_t i = 0; i < n; i++) {
+        int at = (int)starts[i].y * w + (int)starts[i].x;
+        if (dist[at] == UNREACHED) {
+            dist[at] = 0;
+            queue[tail++] = at;
+        }
+    }
+    static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+    while (head < tail) {
+        int at = queue[head++];
+        if (dist[at] == moves)
+            continue;
+        int x = at % w, y = at / w;
+        for (int k = 0; k < 4; k++) {
+            int nx = x + dx[k], ny = y + dy[k];
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h)
+                continue;
+            int ni = ny * w + nx;
+            if (wall[ni] || blocked[ni] || dist[ni] != UNREACHED)
+                continue;
+            dist[ni] = dist[at] + 1;
+            queue[tail++] = ni;
+        }
+    }
+    free(queue);
+    return dist;
+}
+
+typedef struct map {
+    int w, h;
+    uint8_t *wall, *blocked;
+    cg_grid *grid;
+} map;
+
+static map random_map(uint64_t *rng, int w, int h, double density, double blocked_density)
+{
+    map m = {w, h, tu_alloc_cells(w, h), tu_alloc_cells(w, h), NULL};
+    tu_random_cells(m.wall, w, h, density, rng);
+    m.grid = tu_grid_from_cells(m.wall, w, h);
+    for (int i = 0; i < w * h; i++) {
+        m.blocked[i] = !m.wall[i] && tu_unit(rng) < blocked_density;
+        if (m.blocked[i])
+            assert_int_equal(cg_grid_set_marker(m.grid, i % w, i / w, CG_MARK_BLOCKED), CG_OK);
+    }
+    return m;
+}
+
+static void map_free(map *m)
+{
+    free(m->wall);
+    free(m->blocked);
+    cg_grid_free(m->grid);
+}
+
+/* Up to n random free starts; returns how many were found. */
+static size_t random_starts(uint64_t *rng, const map *m, cg_point *starts, size_t n)
+{
+    size_t k = 0;
+    for (int tries = 0; k < n && tries < 1000; tries++) {
+        int x = tu_range(rng, 0, m->w - 1), y = tu_range(rng, 0, m->h - 1);
+        int i = y * m->w + x;
+        if (!m->wall[i] && !m->blocked[i])
+            starts[k++] = (cg_point){(uint32_t)x, (uint32_t)y};
+    }
+    return k;
+}
+
+static void assert_reach_equals_oracle(map *m, const cg_point *starts, size_t n, uint32_t moves,
+                                       int path)
+{
+    cg__reach_force_path(path);
+    cg_diag d = {0};
+    assert_int_equal(cg_grid_reach(m->grid, starts, n, moves, &d), CG_OK);
+    cg__reach_force_path(-1);
+    uint32_t *want = oracle_reach(m->wall, m->blocked, m->w, m->h, starts, n, moves);
+    uint64_t count = 0;
+    for (int y = 0; y < m->h; y++)
+        for (int x = 0; x < m->w; x++) {
+            uint32_t got = cg_grid_distance(m->grid, x, y), exp = want[y * m->w + x];
+            count += exp != UNREACHED;
+            if (got != exp)
+                fail_msg("%dx%d, %zu starts, moves %u, path %d: (%d,%d) got %u want %u", m->w,
+                         m->h, n, moves, path, x, y, got, exp);
+        }
+    assert_int_equal(cg_grid_reached_count(m->grid), count);
+    free(want);
+}
+
+static void both_paths_match_plain_bfs_on_random_maps(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1, 1}, {1, 17}, {17, 1}, {2, 2}, {5, 5}, {63, 7},
+                                   {64, 9}, {65, 3}, {127, 40}, {129, 33}, {200, 150}};
+    static const uint32_t budgets[] = {0, 1, 2, 3, 6, 10, 40, 64, 65, 300, CG_MOVES_UNLIMITED};
+    uint64_t rng = 404;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        for (int trial = 0; trial < 6; trial++) {
+            map m = random_map(&rng, sizes[s][0], sizes[s][1], 0.2 + 0.1 * trial, 0.03);
+            cg_point starts[5];
+            size_t n = random_starts(&rng, &m, starts, (size_t)1 + (size_t)trial % 5);
+            if (n > 0)
+                for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++)
+                    for (int path = 0; path <= 1; path++)
+                        assert_reach_equals_oracle(&m, starts, n, budgets[b], path);
+            map_free(&m);
+        }
+    }
+}
+
+static void automatic_choice_matches_plain_bfs(void **state)
+{
+    (void)state;
+    uint64_t rng = 7;
+    map m = random_map(&rng, 300, 200, 0.35, 0.01);
+    cg_point starts[3];
+    size_t n = random_starts(&rng, &m, starts, 3);
+    assert_true(n > 0);
+    static const uint32_t budgets[] = {0, 6, 64, 65, 1000, CG_MOVES_UNLIMITED};
+    for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++)
+        assert_reach_equals_oracle(&m, starts, n, budgets[b], -1);
+    map_free(&m);
+}
+
+static void a_small_budget_stays_in_its_diamond(void **state)
+{
+    (void)state;
+    /* An open 9x9 room: with 3 moves from the centre exactly the cells at
+     * Manhattan distance <= 3 are reached, each at that distance. */
+    cg_grid *g;
+    assert_int_equal(cg_grid_new(&g, 9, 9), CG_OK);
+    for (int y = 0; y < 9; y++)
+        for (int x = 0; x < 9; x++)
+            cg_grid_set(g, x, y, CG_FLOOR);
+    cg_point c = {4, 4};
+    assert_int_equal(cg_grid_reach(g, &c, 1, 3, NULL), CG_OK);
+    for (int y = 0; y < 9; y++)
+        for (int x = 0; x < 9; x++) {
+            uint32_t md = (uint32_t)(abs(x - 4) + abs(y - 4));
+            assert_int_equal(cg_grid_distance(g, x, y), md <= 3 ? md : UNREACHED);
+        }
+    assert_int_equal(cg_grid_reached_count(g), 25);
+    cg_grid_free(g);
+}
+
+static void blocked_cells_and_walls_are_walked_around(void **state)
+{
+    (void)state;
+    /* From (1,1) to (3,1): the direct cell (2,1) is blocked, so the way
+     * round through row 2 takes 4 moves. */
+    static const char *rows[] = {"#####", "#...#", "#...#", "#####"};
+    cg_grid *g = tu_grid_from_rows(rows, 4);
+    assert_int_equal(cg_grid_set_marker(g, 2, 1, CG_MARK_BLOCKED), CG_OK);
+    cg_point s = {1, 1};
+    assert_int_equal(cg_grid_reach(g, &s, 1, CG_MOVES_UNLIMITED, NULL), CG_OK);
+    assert_int_equal(cg_grid_distance(g, 3, 1), 4);
+    assert_int_equal(cg_grid_distance(g, 2, 1), UNREACHED);
+    assert_int_equal(cg_grid_distance(g, 0, 0), UNREACHED);
+    assert_int_equal(cg_grid_distance(g, 2, 2), 2);
+    cg_grid_free(g);
+}
+
+static void starts_on_walls_blocked_cells_or_outside_are_errors(void **state)
+{
+    (void)state;
+    static const char *rows[] = {"#####", "#...#", "#####"};
+    cg_grid *g = tu_grid_from_rows(rows, 3);
+    assert_int_equal(cg_grid_set_marker(g, 3, 1, CG_MARK_BLOCKED), CG_OK);
+    cg_diag d = {0};
+    cg_point wall = {0, 0}, blocked = {3, 1}, outside = {5, 1}, ok = {1, 1};
+    assert_int_equal(cg_grid_reach(g, &wall, 1, 3, &d), CG_EINVAL);
+    assert_non_null(strstr(d.message, "0,0 is a wall"));
+    assert_int_equal(cg_grid_reach(g, &blocked, 1, 3, &d), CG_EINVAL);
+    assert_non_null(strstr(d.message, "blocked"));
+    assert_int_equal(cg_grid_reach(g, &outside, 1, 3, &d), CG_EINVAL);
+    assert_non_null(strstr(d.message, "outside"));
+    assert_int_equal(cg_grid_reach(g, &ok, 0, 3, &d), CG_EINVAL);
+    assert_int_equal(cg_grid_reached_count(g), 0);
+    cg_grid_free(g);
+}
+
+static void changing_a_cell_drops_the_reach(void **state)
+{
+    (void)state;
+    static const char *rows[] = {"....", "...."};
+    cg_grid *g = tu_grid_from_rows(rows, 2);
+    cg_point s = {0, 0};
+    assert_int_equal(cg_grid_reach(g, &s, 1, 10, NULL), CG_OK);
+    assert_int_equal(cg_grid_reached_count(g), 8);
+    cg_grid *copy;
+    assert_int_equal(cg_grid_clone(&copy, g), CG_OK);
+    assert_int_equal(cg_grid_distance(copy, 3, 1), 4);
+    cg_grid_set(g, 1, 0, CG_WALL);
+    assert_int_equal(cg_grid_reached_count(g), 0);
+    assert_int_equal(cg_grid_distance(g, 3, 1), UNREACHED);
+    assert_int_equal(cg_grid_distance(copy, 3, 1), 4);
+    cg_grid_free(copy);
+    cg_grid_free(g);
+}
+
+static cg_grid *run_step(const char *map_text, const char *step, cg_status want, cg_diag *d)
+{
+    cg_grid *in, *out = NULL;
+    assert_int_equal(cg_read_ascii(map_text, strlen(map_text), &in, d), CG_OK);
+    cg_pipeline *p;
+    assert_int_equal(cg_pipeline_new(&p), CG_OK);
+    cg_status st = cg_pipeline_parse(p, step, strlen(step), d);
+    if (st == CG_OK)
+        st = cg_pipeline_run(p, 1, 0, 0, in, &out, d);
+    assert_int_equal(st, want);
+    cg_pipeline_free(p);
+    cg_grid_free(in);
+    return out;
+}
+
+static void reach_step_takes_starts_the_entrance_and_a_budget(void **state)
+{
+    (void)state;
+    cg_diag d = {0};
+    const char *map_text = "########\n"
+                           "#<.....#\n"
+                           "#.###x.#\n"
+                           "#......#\n"
+                           "########\n";
+    cg_grid *g = run_step(map_text, "reach from=entrance moves=3", CG_OK, &d);
+    assert_int_equal(cg_grid_distance(g, 1, 1), 0);
+    assert_int_equal(cg_grid_distance(g, 4, 1), 3);
+    assert_int_equal(cg_grid_distance(g, 5, 1), UNREACHED);
+    assert_int_equal(cg_grid_reached_count(g), 7);
+    cg_grid_free(g);
+
+    g = run_step(map_text, "reach from=6,3;1,3", CG_OK, &d);
+    assert_int_equal(cg_grid_distance(g, 6, 1), 2);
+    assert_int_equal(cg_grid_distance(g, 1, 1), 2);
+    assert_int_equal(cg_grid_distance(g, 3, 1), 4);
+    assert_int_equal(cg_grid_distance(g, 5, 2), UNREACHED); /* blocked */
+    cg_grid_free(g);
+
+    assert_null(run_step(map_text, "reach from=0,0", CG_EINVAL, &d));
+    assert_non_null(strstr(d.message, "wall"));
+    assert_null(run_step("#.#\n", "reach from=entrance", CG_EINVAL, &d));
+    assert_non_null(strstr(d.message, "no entrance"));
+}
+
+static void reach_step_reports_bad_arguments_with_columns(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        int column;
+    } cases[] = {
+        {"reach", 1},
+        {"reach moves=3", 1},
+        {"reach from=1", 12},
+        {"reach from=1,2;x,3", 16},
+        {"reach from=1,2 moves=-1", 22},
+        {"reach from=1,2 moves=lots", 22},
+        {"reach from=1,2 speed=3", 16},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        cg_pipeline *p;
+        assert_int_equal(cg_pipeline_new(&p), CG_OK);
+        cg_diag d = {0};
+        assert_int_equal(cg_pipeline_parse(p, cases[i].line, strlen(cases[i].line), &d),
+                         CG_EPARSE);
+        if (d.line != 1 || d.column != cases[i].column)
+            fail_msg("'%s': got %d:%d (%s), want 1:%d", cases[i].line, d.line, d.column,
+                     d.message, cases[i].column);
+        cg_pipeline_free(p);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(both_paths_match_plain_bfs_on_random_maps),
+        cmocka_unit_test(automatic_choice_matches_plain_bfs),
+        cmocka_unit_test(a_small_budget_stays_in_its_diamond),
+        cmocka_unit_test(blocked_cells_and_walls_are_walked_around),
+        cmocka_unit_test(starts_on_walls_blocked_cells_or_outside_are_errors),
+        cmocka_unit_test(changing_a_cell_drops_the_reach),
+        cmocka_unit_test(reach_step_takes_starts_the_entrance_and_a_budget),
+        cmocka_unit_test(reach_step_reports_bad_arguments_with_columns),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,383 @@
+/* test_regions.c - `remove-floor`, `remove-walls`, `keep-largest` and the
+ * region counts (seed 002, SPEC 3): the run-based labeller against the
+ * flood-fill oracle (region_oracle.h), bit for bit, on many random maps of
+ * awkward sizes (1x1, 1xN, Nx1, widths around multiples of 64), thresholds
+ * 0, 1, 2, small and huge; plus hand-computed cases and the invariants. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "oracle.h"
+#include "testutil.h"
+#include "region_oracle.h"
+
+/* Internal entry points (src/internal.h), used by placement and --stats. */
+cg_status cg__floor_regions(const cg_grid *g, uint64_t *count, uint64_t *largest);
+cg_status cg__keep_largest_floor(cg_grid *g);
+
+static const int sizes[][2] = {
+    {1, 1},   {1, 2},   {2, 1},   {1, 77},   {77, 1},   {2, 2},   {3, 3},
+    {5, 7},   {63, 9},  {64, 9},  {65, 9},   {127, 5},  {128, 4}, {129, 6},
+    {63, 63}, {64, 64}, {65, 65}, {130, 31}, {191, 17}, {300, 200},
+};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+static const int64_t thresholds[] = {0, 1, 2, 3, 5, 12, 40, 1000000000};
+#define NTHRESHOLDS (sizeof thresholds / sizeof thresholds[0])
+
+/* A random map: noise at a density, optionally smoothed into caves with the
+ * oracle's seed-002 rule so there are large regions too. */
+static uint8_t *random_map(int w, int h, uint64_t *state, int variant)
+{
+    static const double density[] = {0.2, 0.45, 0.55, 0.8, 0.45, 0.5};
+    uint8_t *cells = tu_alloc_cells(w, h);
+    tu_random_cells(cells, w, h, density[variant % 6], state);
+    if (variant >= 4)
+        assert_int_equal(oracle_smooths(cells, w, h, variant - 3, 5), 0);
+    return cells;
+}
+
+typedef void (*oracle_fn)(uint8_t *cells, int w, int h, int64_t n);
+
+static void oracle_keep_largest(uint8_t *cells, int w, int h, int64_t n)
+{
+    (void)n;
+    ro_keep_largest(cells, w, h);
+}
+
+/* Runs `step` on the map through the pipeline and compares with the oracle. */
+static void check_step(const uint8_t *cells, int w, int h, const char *step, oracle_fn oracle,
+                       int64_t n)
+{
+    uint8_t *want = tu_alloc_cells(w, h);
+    memcpy(want, cells, (size_t)w * (size_t)h);
+    oracle(want, w, h, n);
+    cg_grid *in = tu_grid_from_cells(cells, w, h);
+    cg_grid *out = tu_run(step, 0, 0, 0, in);
+    char what[128];
+    snprintf(what, sizeof what, "'%s' on %dx%d", step, w, h);
+    tu_assert_grid_equals(out, want, w, h, what);
+    cg_grid_free(in);
+    cg_grid_free(out);
+    free(want);
+}
+
+static void differential(const char *name, oracle_fn oracle, int with_threshold)
+{
+    uint64_t state = 0x5eed0002;
+    for (size_t s = 0; s < NSIZES; s++) {
+        int w = sizes[s][0], h = sizes[s][1];
+        int rounds = w * h > 20000 ? 3 : 6;
+        for (int v = 0; v < rounds; v++) {
+            uint8_t *cells = random_map(w, h, &state, v);
+            for (size_t t = 0; t < (with_threshold ? NTHRESHOLDS : 1); t++) {
+                char step[64];
+                if (with_threshold)
+                    snprintf(step, sizeof step, "%s min=%lld", name, (long long)thresholds[t]);
+                else
+                    snprintf(step, sizeof step, "%s", name);
+                check_step(cells, w, h, step, oracle, thresholds[t]);
+            }
+            free(cells);
+        }
+    }
+}
+
+static void remove_floor_matches_the_flood_fill_oracle(void **state)
+{
+    (void)state;
+    differential("remove-floor", ro_remove_floor, 1);
+}
+
+static void remove_walls_matches_the_flood_fill_oracle(void **state)
+{
+    (void)state;
+    differential("remove-walls", ro_remove_walls, 1);
+}
+
+static void keep_largest_matches_the_flood_fill_oracle(void **state)
+{
+    (void)state;
+    differential("keep-largest", oracle_keep_largest, 0);
+}
+
+static void floor_region_counts_match_the_oracle(void **state)
+{
+    (void)state;
+    uint64_t rng = 77;
+    for (size_t s = 0; s < NSIZES; s++) {
+        int w = sizes[s][0], h = sizes[s][1];
+        for (int v = 0; v < 6; v++) {
+            uint8_t *cells = random_map(w, h, &rng, v);
+            int64_t want_largest;
+            int want = ro_floor_regions(cells, w, h, &want_largest);
+            cg_grid *g = tu_grid_from_cells(cells, w, h);
+            uint64_t count = 99, largest = 99;
+            assert_int_equal(cg__floor_regions(g, &count, &largest), CG_OK);
+            assert_int_equal(count, (uint64_t)want);
+            assert_int_equal(largest, (uint64_t)want_largest);
+            cg_grid_free(g);
+            free(cells);
+        }
+    }
+}
+
+/* The invariant of the issue, checked on the library's own output (not only
+ * by equality with the oracle): no floor region is smaller than N, no
+ * enclosed wall region is smaller than N, and nothing else changed. */
+static void after_removal_no_region_is_smaller_than_the_threshold(void **state)
+{
+    (void)state;
+    uint64_t rng = 1234;
+    static const char *const pre = "fill 45\ngenerations 4 r1=5 r2=-1\n";
+    for (int seed = 0; seed < 12; seed++) {
+        int w = tu_range(&rng, 1, 180), h = tu_range(&rng, 1, 120);
+        int64_t n = tu_range(&rng, 2, 60);
+        char text[160];
+        snprintf(text, sizeof text, "%sremove-floor min=%lld\nremove-walls min=%lld\n", pre,
+                 (long long)n, (long long)n);
+        cg_grid *before = tu_run(pre, (uint64_t)seed, (uint32_t)w, (uint32_t)h, NULL);
+        cg_grid *g = tu_run(text, (uint64_t)seed, (uint32_t)w, (uint32_t)h, NULL);
+        uint8_t *cells = tu_cells_from_grid(g), *old = tu_cells_from_grid(before);
+        /* remove-walls may join floor regions but never makes one smaller. */
+        ro_regions f = ro_label(cells, w, h, 0), wr = ro_label(cells, w, h, 1);
+        for (int r = 1; r <= f.n; r++)
+            assert_true(f.size[r] >= n);
+        for (int r = 1; r <= wr.n; r++)
+            assert_true(wr.edge[r] || wr.size[r] >= n);
+        /* Every change is explained: floor that went was in a small region,
+         * wall that went was in a small enclosed island. */
+        ro_regions of = ro_label(old, w, h, 0);
+        for (size_t i = 0; i < (size_t)w * (size_t)h; i++)
+            if (old[i] == 0 && cells[i] == 1)
+                assert_true(of.size[of.lab[i]] < n);
+        ro_free(&f);
+        ro_free(&wr);
+        ro_free(&of);
+        free(cells);
+        free(old);
+        cg_grid_free(g);
+        cg_grid_free(before);
+    }
+}
+
+static void regions_are_four_connected_not_diagonal(void **state)
+{
+    (void)state;
+    /* Three floor cells touching only at corners: three regions of 1. */
+    static const char *const rows[] = {
+        ".#.",
+        "#.#",
+        "###",
+    };
+    cg_grid *g = tu_grid_from_rows(rows, 3);
+    uint64_t count, largest;
+    assert_int_equal(cg__floor_regions(g, &count, &largest), CG_OK);
+    assert_int_equal(count, 3);
+    assert_int_equal(largest, 1);
+    cg_grid *out = tu_run("remove-floor min=2", 0, 0, 0, g);
+    static const char *const want[] = {"###", "###", "###"};
+    tu_assert_grid_equals_rows(out, want, 3, "remove-floor min=2");
+    cg_grid_free(out);
+    cg_grid_free(g);
+}
+
+static void remove_walls_keeps_walls_touching_the_edge(void **state)
+{
+    (void)state;
+    /* A 1-cell pillar inside, a 1-cell spur on the left edge, a 2-cell block
+     * on the bottom edge, a 3-cell L inside. min=4 fills only the enclosed
+     * pillar and the L. */
+    static const char *const rows[] = {
+        "..........",
+        "..#.......",
+        "#.........",
+        "......##..",
+        "......#...",
+        "..........",
+        "....##....",
+    };
+    static const char *const want[] = {
+        "..........",
+        "..........",
+        "#.........",
+        "..........",
+        "..........",
+        "..........",
+        "....##....",
+    };
+    cg_grid *g = tu_grid_from_rows(rows, 7);
+    cg_grid *out = tu_run("remove-walls min=4", 0, 0, 0, g);
+    tu_assert_grid_equals_rows(out, want, 7, "remove-walls min=4");
+    cg_grid_free(out);
+    /* min=3 keeps the L (3 cells is not fewer than 3). */
+    out = tu_run("remove-walls min=3", 0, 0, 0, g);
+    assert_int_equal(cg_grid_get(out, 2, 1), CG_FLOOR);
+    assert_int_equal(cg_grid_get(out, 6, 3), CG_WALL);
+    assert_int_equal(cg_grid_get(out, 6, 4), CG_WALL);
+    cg_grid_free(out);
+    cg_grid_free(g);
+}
+
+static void keep_largest_breaks_ties_by_first_cell_in_scan_order(void **state)
+{
+    (void)state;
+    /* Two regions of 3: the one whose first cell comes first (row 0) stays,
+     * though the other starts further left. */
+    static const char *const rows[] = {
+        "####...#",
+        "#.######",
+        "#.######",
+        "#.######",
+    };
+    static const char *const want[] = {
+        "####...#",
+        "########",
+        "########",
+        "########",
+    };
+    cg_grid *g = tu_grid_from_rows(rows, 4);
+    cg_grid *out = tu_run("keep-largest", 0, 0, 0, g);
+    tu_assert_grid_equals_rows(out, want, 4, "keep-largest tie");
+    cg_grid_free(out);
+    cg_grid_free(g);
+}
+
+static void keep_largest_helper_keeps_one_region(void **state)
+{
+    (void)state;
+    uint64_t rng = 99;
+    for (int i = 0; i < 20; i++) {
+        int w = tu_range(&rng, 1, 140), h = tu_range(&rng, 1, 90);
+        uint8_t *cells = random_map(w, h, &rng, i);
+        int64_t want_largest;
+        int had = ro_floor_regions(cells, w, h, &want_largest);
+        cg_grid *g = tu_grid_from_cells(cells, w, h);
+        assert_int_equal(cg__keep_largest_floor(g), CG_OK);
+        uint64_t count, largest;
+        assert_int_equal(cg__floor_regions(g, &count, &largest), CG_OK);
+        assert_int_equal(count, had ? 1 : 0);
+        assert_int_equal(largest, (uint64_t)want_largest);
+        assert_int_equal(cg_grid_floor_count(g), (uint64_t)want_largest);
+        cg_grid_free(g);
+        free(cells);
+    }
+}
+
+static void runs_spanning_whole_words_are_one_region(void **state)
+{
+    (void)state;
+    /* All floor, and a single floor row, across word boundaries. */
+    static const int widths[] = {1, 63, 64, 65, 127, 128, 129, 200, 256, 257};
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        int w = widths[i];
+        uint8_t *cells = tu_alloc_cells(w, 3);
+        memset(cells, 0, (size_t)w * 3);
+        cg_grid *g = tu_grid_from_cells(cells, w, 3);
+        uint64_t count, largest;
+        assert_int_equal(cg__floor_regions(g, &count, &largest), CG_OK);
+        assert_int_equal(count, 1);
+        assert_int_equal(largest, (uint64_t)w * 3);
+        cg_grid_free(g);
+        memset(cells, 1, (size_t)w * 3);
+        memset(cells + w, 0, (size_t)w); /* the middle row */
+        g = tu_grid_from_cells(cells, w, 3);
+        assert_int_equal(cg__floor_regions(g, &count, &largest), CG_OK);
+        assert_int_equal(count, 1);
+        assert_int_equal(largest, (uint64_t)w);
+        cg_grid *out = tu_run("remove-floor min=2", 0, 0, 0, g);
+        assert_int_equal(cg_grid_floor_count(out), w >= 2 ? (uint64_t)w : 0);
+        cg_grid_free(out);
+        cg_grid_free(g);
+        free(cells);
+    }
+}
+
+static void a_map_without_floor_has_no_regions(void **state)
+{
+    (void)state;
+    cg_grid *g = NULL;
+    assert_int_equal(cg_grid_new(&g, 70, 3), CG_OK);
+    uint64_t count = 5, largest = 5;
+    assert_int_equal(cg__floor_regions(g, &count, &largest), CG_OK);
+    assert_int_equal(count, 0);
+    assert_int_equal(largest, 0);
+    assert_int_equal(cg__keep_largest_floor(g), CG_OK);
+    cg_grid *out = tu_run("keep-largest\nremove-floor min=3\nremove-walls min=9", 0, 0, 0, g);
+    assert_true(tu_grids_equal(out, g));
+    cg_grid_free(out);
+    cg_grid_free(g);
+}
+
+static void markers_on_removed_floor_are_dropped(void **state)
+{
+    (void)state;
+    static const char *const rows[] = {
+        "......#..",
+        "......#..",
+        "######...",
+        "#.#......",
+    };
+    cg_grid *g = tu_grid_from_rows(rows, 4);
+    assert_int_equal(cg_grid_set_marker(g, 0, 0, CG_MARK_ENTRANCE), CG_OK);
+    assert_int_equal(cg_grid_set_marker(g, 1, 3, CG_MARK_POI), CG_OK);
+    assert_int_equal(cg_grid_set_marker(g, 8, 3, CG_MARK_EXIT), CG_OK);
+    cg_grid *out = tu_run("keep-largest", 0, 0, 0, g);
+    assert_int_equal(cg_grid_marker(out, 0, 0), CG_MARK_NONE);
+    assert_int_equal(cg_grid_get(out, 0, 0), CG_WALL);
+    assert_int_equal(cg_grid_marker(out, 1, 3), CG_MARK_NONE);
+    assert_int_equal(cg_grid_marker(out, 8, 3), CG_MARK_EXIT);
+    cg_grid_free(out);
+    /* remove-walls never touches floor, so markers stay. */
+    out = tu_run("remove-walls min=100", 0, 0, 0, g);
+    assert_int_equal(cg_grid_marker(out, 0, 0), CG_MARK_ENTRANCE);
+    assert_int_equal(cg_grid_marker(out, 1, 3), CG_MARK_POI);
+    cg_grid_free(out);
+    cg_grid_free(g);
+}
+
+static void expect_parse_error(const char *text, int column, const char *needle)
+{
+    cg_pipeline *p = NULL;
+    cg_diag diag = {0};
+    assert_int_equal(cg_pipeline_new(&p), CG_OK);
+    assert_int_equal(cg_pipeline_parse(p, text, strlen(text), &diag), CG_EPARSE);
+    if (diag.line != 1 || diag.column != column || !strstr(diag.message, needle)) {
+        print_error("\"%s\": got %d:%d: %s\n", text, diag.line, diag.column, diag.message);
+        fail();
+    }
+    cg_pipeline_free(p);
+}
+
+static void bad_region_steps_are_rejected_with_their_column(void **state)
+{
+    (void)state;
+    expect_parse_error("remove-floor", 1, "min=");
+    expect_parse_error("remove-walls min=-3", 18, "min must be an integer");
+    expect_parse_error("remove-floor min=ten", 18, "min must be an integer");
+    expect_parse_error("remove-floor 5", 14, "unexpected");
+    expect_parse_error("keep-largest min=3", 14, "no options");
+    expect_parse_error("keep-largest 3", 14, "unexpected");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(remove_floor_matches_the_flood_fill_oracle),
+        cmocka_unit_test(remove_walls_matches_the_flood_fill_oracle),
+        cmocka_unit_test(keep_largest_matches_the_flood_fill_oracle),
+        cmocka_unit_test(floor_region_counts_match_the_oracle),
+        cmocka_unit_test(after_removal_no_region_is_smaller_than_the_threshold),
+        cmocka_unit_test(regions_are_four_connected_not_diagonal),
+        cmocka_unit_test(remove_walls_keeps_walls_touching_the_edge),
+        cmocka_unit_test(keep_largest_breaks_ties_by_first_cell_in_scan_order),
+        cmocka_unit_test(keep_largest_helper_keeps_one_region),
+        cmocka_unit_test(runs_spanning_whole_words_are_one_region),
+        cmocka_unit_test(a_map_without_floor_has_no_regions),
+        cmocka_unit_test(markers_on_removed_floor_are_dropped),
+        cmocka_unit_test(bad_region_steps_are_rejected_with_their_column),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
