@@ -22,6 +22,7 @@
 /* Internal entry points of libcavegen (src/internal.h, src/regions.h). */
 cg_status cg__floor_regions(const cg_grid *g, uint64_t *count, uint64_t *largest);
 cg_status cg__remove_small(cg_grid *g, int walls, uint64_t min);
+cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors);
 
 static double now(void)
 {
@@ -47,6 +48,8 @@ static cg_grid *run_text(const char *text, const cg_grid *in, uint32_t w, uint32
 
 typedef enum { LABEL, REMOVE_FLOOR, REMOVE_WALLS, CONNECT, CONNECT_AFTER } task;
 
+static uint64_t corridors;
+
 static double time_task(const cg_grid *map, task t, int reps, uint64_t *a, uint64_t *b)
 {
     double best = 1e30;
@@ -71,7 +74,9 @@ static double time_task(const cg_grid *map, task t, int reps, uint64_t *a, uint6
             break;
         case CONNECT:
         case CONNECT_AFTER:
-            out = run_text("connect", g, 0, 0, 0);
+            st = cg__connect(g, 2, &corridors);
+            out = g;
+            g = NULL;
             break;
         }
         double dt = now() - t0;
@@ -121,18 +126,16 @@ int main(int argc, char **argv)
     printf("remove-floor min=50          %8.2f ms  %6.2f Gcells/s\n", t * 1e3, cells / t * 1e-9);
     t = time_task(map, REMOVE_WALLS, reps, &regions, &largest);
     printf("remove-walls min=50          %8.2f ms  %6.2f Gcells/s\n", t * 1e3, cells / t * 1e-9);
-#ifdef BENCH_CONNECT
     t = time_task(map, CONNECT, reps, &regions, &largest);
-    printf("connect (all regions)        %8.2f ms  -> %llu region(s)\n", t * 1e3,
-           (unsigned long long)regions);
+    printf("connect (all regions)        %8.2f ms  -> %llu region(s), %llu corridors\n",
+           t * 1e3, (unsigned long long)regions, (unsigned long long)corridors);
     cg_grid *clean = NULL;
     cg_grid_clone(&clean, map);
     cg__remove_small(clean, 0, 50);
     t = time_task(clean, CONNECT_AFTER, reps, &regions, &largest);
-    printf("connect after remove-floor   %8.2f ms  -> %llu region(s)\n", t * 1e3,
-           (unsigned long long)regions);
+    printf("connect after remove-floor   %8.2f ms  -> %llu region(s), %llu corridors\n",
+           t * 1e3, (unsigned long long)regions, (unsigned long long)corridors);
     cg_grid_free(clean);
-#endif
     cg_grid_free(map);
     return 0;
 }

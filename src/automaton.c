@@ -9,7 +9,10 @@
  *   vector   8 words at a time through GCC/Clang vector extensions, built
  *            for the baseline ISA (SSE2 on x86-64, NEON on arm64);
  *   avx2     the same source built with target("avx2");
- *   avx512   the same source built with target("avx512f,...").
+ *   avx512   the same source built with target("avx512f,..."), the
+ *            3-input logic as vpternlogq;
+ *   avx512vbmi2  the same again, the shifts across words as vpshldq /
+ *            vpshrdq (one instruction for (c << k) | (p >> (64 - k))).
  *
  * At run time the best path the CPU supports is taken
  * (__builtin_cpu_supports), so the default Release build runs the AVX-512
@@ -20,6 +23,10 @@
 #include <string.h>
 
 #include "internal.h"
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#endif
 
 /* Words per strip: the ring of horizontal sums (5 rows x 6 planes) then
  * takes 15 KiB, in L1 on any current core. A multiple of 8. */
@@ -72,11 +79,29 @@ typedef uint64_t cg__v8 __attribute__((vector_size(64)));
 #undef KFN
 #undef KATTR
 
+/* AVX-512: three-input logic in one instruction (truth tables 0x96 = XOR,
+ * 0xE8 = majority). */
+#define KXOR3(a, b, c)                                                                            \
+    ((cg__v8)_mm512_ternarylogic_epi64((__m512i)(a), (__m512i)(b), (__m512i)(c), 0x96))
+#define KMAJ(a, b, c)                                                                             \
+    ((cg__v8)_mm512_ternarylogic_epi64((__m512i)(a), (__m512i)(b), (__m512i)(c), 0xE8))
 #define KFN(name) name##_avx512
 #define KATTR __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
 #include "automaton_kernel.h"
 #undef KFN
 #undef KATTR
+
+#define KSHL(c, p, k) ((cg__v8)_mm512_shldi_epi64((__m512i)(c), (__m512i)(p), (k)))
+#define KSHR(c, e, k) ((cg__v8)_mm512_shrdi_epi64((__m512i)(c), (__m512i)(e), (k)))
+#define KFN(name) name##_avx512vbmi2
+#define KATTR __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx512vbmi2")))
+#include "automaton_kernel.h"
+#undef KFN
+#undef KATTR
+#undef KSHL
+#undef KSHR
+#undef KXOR3
+#undef KMAJ
 #endif
 
 #undef KV
@@ -107,6 +132,9 @@ int cg__kernel_path_available(int path)
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    case CG__PATH_AVX512VBMI2:
+        return cg__kernel_path_available(CG__PATH_AVX512) &&
+               __builtin_cpu_supports("avx512vbmi2");
 #endif
     default:
         return 0;
@@ -133,7 +161,7 @@ int cg__kernel_path(void)
 
 const char *cg__kernel_path_name(int path)
 {
-    static const char *const names[] = {"scalar", "vector", "avx2", "avx512"};
+    static const char *const names[] = {"scalar", "vector", "avx2", "avx512", "avx512vbmi2"};
     return path >= 0 && path < CG__PATH_COUNT ? names[path] : "auto";
 }
 
@@ -153,6 +181,9 @@ void cg__generation(const cg_grid *src, cg_grid *dst, int r1, int r2, int self)
      * v1 >= r1 or v2 <= r2 (v2 >= r2+1 fails); the outer ring stays wall. */
     switch (path_for(src)) {
 #if defined(CG__HAVE_X86)
+    case CG__PATH_AVX512VBMI2:
+        generation_avx512vbmi2(src, dst, r1, r2, self);
+        break;
     case CG__PATH_AVX512:
         generation_avx512(src, dst, r1, r2, self);
         break;
@@ -178,6 +209,9 @@ void cg__smooth(const cg_grid *src, cg_grid *dst, int walls)
      * outside counting as wall; every cell, border included. */
     switch (path_for(src)) {
 #if defined(CG__HAVE_X86)
+    case CG__PATH_AVX512VBMI2:
+        smooth_avx512vbmi2(src, dst, walls);
+        break;
     case CG__PATH_AVX512:
         smooth_avx512(src, dst, walls);
         break;
@@ -203,6 +237,9 @@ void cg__rule(const cg_grid *src, cg_grid *dst, int lo, int hi)
      * number lo..hi. */
     switch (path_for(src)) {
 #if defined(CG__HAVE_X86)
+    case CG__PATH_AVX512VBMI2:
+        rule_avx512vbmi2(src, dst, lo, hi);
+        break;
     case CG__PATH_AVX512:
         rule_avx512(src, dst, lo, hi);
         break;

@@ -7,7 +7,11 @@
  *   KLOAD(v, p) v = the KL words at p (any alignment),
  *   KSTORE(p, v) the reverse (v an lvalue), KSPLAT(u64) a broadcast,
  *   KFN(name) the name with this path's suffix,
- *   KATTR     this path's function attributes (a target ISA, or nothing).
+ *   KATTR     this path's function attributes (a target ISA, or nothing),
+ * and optionally KXOR3(a, b, c), KMAJ(a, b, c) (3-input XOR and majority:
+ * one vpternlogq each on AVX-512) and KSHL(c, p, k), KSHR(c, e, k) (the
+ * funnel shifts (c << k) | (p >> (64-k)) and (c >> k) | (e << (64-k)): one
+ * vpshldq / vpshrdq each with AVX512-VBMI2); plain C operators otherwise.
  *
  * It is not a header in the usual sense: it has no include guard on purpose,
  * and nothing but automaton.c includes it.
@@ -33,6 +37,16 @@
  * before it (both write the same values: dst is not src). */
 
 #define KCHUNKS (CG__STRIP / KL)
+#ifndef KXOR3
+#define KXOR3(a, b, c) ((a) ^ (b) ^ (c))
+#define KMAJ(a, b, c) (((a) & (b)) | ((c) & ((a) | (b))))
+#define K_OWN_TERNARY
+#endif
+#ifndef KSHL
+#define KSHL(c, p, k) (((c) << (k)) | ((p) >> (64 - (k))))
+#define KSHR(c, e, k) (((c) >> (k)) | ((e) << (64 - (k))))
+#define K_OWN_SHIFTS
+#endif
 
 /* The horizontal sums of one KL-word chunk of one row. */
 typedef struct KFN(hsum) {
@@ -42,9 +56,9 @@ typedef struct KFN(hsum) {
 /* Full adder: s = a ^ b ^ c, k = majority(a, b, c). */
 #define KFA(s, k, a, b, c)                                                                        \
     do {                                                                                          \
-        KV fa_a = (a), fa_b = (b), fa_c = (c), fa_t = fa_a ^ fa_b;                                \
-        (s) = fa_t ^ fa_c;                                                                        \
-        (k) = (fa_a & fa_b) | (fa_t & fa_c);                                                      \
+        KV fa_a = (a), fa_b = (b), fa_c = (c);                                                    \
+        (s) = KXOR3(fa_a, fa_b, fa_c);                                                            \
+        (k) = KMAJ(fa_a, fa_b, fa_c);                                                             \
     } while (0)
 
 /* Half adder. */
@@ -56,7 +70,7 @@ typedef struct KFN(hsum) {
     } while (0)
 
 /* ge = majority(p, ge, nk): one step of the comparison chain. */
-#define KGE(ge, p, nk) ((ge) = ((p) & (ge)) | ((nk) & ((p) | (ge))))
+#define KGE(ge, p, nk) ((ge) = KMAJ((p), (ge), (nk)))
 
 /* Horizontal sums of the chunk at word i of row r; q and n only if wanted. */
 static inline __attribute__((always_inline)) KATTR void
@@ -66,16 +80,15 @@ KFN(hsum_chunk)(KFN(hsum) *o, const uint64_t *r, size_t i, const int want_n, con
     KLOAD(c, r + i);
     KLOAD(p, r + i - 1);
     KLOAD(e, r + i + 1);
-    KV w1 = (c << 1) | (p >> 63), e1 = (c >> 1) | (e << 63);
-    KV x = w1 ^ e1, a = w1 & e1;
-    o->h0 = x ^ c;
-    o->h1 = a | (x & c);
+    KV w1 = KSHL(c, p, 1), e1 = KSHR(c, e, 1);
+    o->h0 = KXOR3(w1, e1, c);
+    o->h1 = KMAJ(w1, e1, c);
     if (want_n) {
-        o->n0 = x;
-        o->n1 = a;
+        o->n0 = w1 ^ e1;
+        o->n1 = w1 & e1;
     }
     if (want_q) {
-        KV w2 = (c << 2) | (p >> 62), e2 = (c >> 2) | (e << 62);
+        KV w2 = KSHL(c, p, 2), e2 = KSHR(c, e, 2);
         o->q0 = w2 ^ e2;
         o->q1 = w2 & e2;
     }
@@ -214,6 +227,16 @@ static KATTR void KFN(rule)(const cg_grid *src, cg_grid *dst, int lo, int hi)
 }
 
 #undef KCHUNKS
+#ifdef K_OWN_TERNARY
+#undef KXOR3
+#undef KMAJ
+#undef K_OWN_TERNARY
+#endif
+#ifdef K_OWN_SHIFTS
+#undef KSHL
+#undef KSHR
+#undef K_OWN_SHIFTS
+#endif
 #undef KFA
 #undef KHA
 #undef KGE

@@ -45,9 +45,71 @@ static inline unsigned block_bits(const uint64_t *r, uint64_t x, unsigned k)
     return (unsigned)(v & ((UINT64_C(1) << k) - 1));
 }
 
+/* cg__cell_hash(key, x, y) split in two (docs/randomness.md): the row part
+ * once per row, then one mix per cell. */
+static inline uint64_t row_hash(uint64_t key, uint32_t y)
+{
+    return cg__mix64(key ^ ((uint64_t)y * UINT64_C(0xD1B54A32D192ED03)));
+}
+
+static inline uint64_t cell_draw(uint64_t rowhash, uint64_t x)
+{
+    return cg__mix64(rowhash + x * UINT64_C(0x9E3779B97F4A7C15)) >> 32;
+}
+
+/* The even bits of v (cells 2j) packed into bits j of the low half. */
+static inline uint64_t even_bits(uint64_t v)
+{
+    v &= UINT64_C(0x5555555555555555);
+    v = (v | v >> 1) & UINT64_C(0x3333333333333333);
+    v = (v | v >> 2) & UINT64_C(0x0F0F0F0F0F0F0F0F);
+    v = (v | v >> 4) & UINT64_C(0x00FF00FF00FF00FF);
+    v = (v | v >> 8) & UINT64_C(0x0000FFFF0000FFFF);
+    return (v | v >> 16) & UINT64_C(0x00000000FFFFFFFF);
+}
+
+/* K = 2, the seed's factor, 64 result cells at a time: the blocks of only
+ * walls and of only floor come out of word operations, and only the mixed
+ * blocks (1 to 3 walls) are counted and hashed one by one. Same cells as
+ * the general path. */
+static void downscale2(const cg_grid *src, cg_grid *dst, uint64_t key)
+{
+    for (uint32_t y = 0; y < dst->h; y++) {
+        /* Row 2y+1 may be the first padding row (all wall) when h is odd. */
+        const uint64_t *a = cg__row(src, 2 * (int64_t)y), *b = cg__row(src, 2 * (int64_t)y + 1);
+        uint64_t *out = cg__row(dst, y);
+        uint64_t rh = row_hash(key, y);
+        for (size_t i = 0; i < dst->nw; i++) {
+            /* Big words 2i and 2i+1 hold the blocks of cells 64i..64i+63;
+             * 2i+1 is at most the framing word, which is wall. */
+            uint64_t a0 = a[2 * i], a1 = a[2 * i + 1], b0 = b[2 * i], b1 = b[2 * i + 1];
+            uint64_t all0 = a0 & a0 >> 1 & b0 & b0 >> 1, all1 = a1 & a1 >> 1 & b1 & b1 >> 1;
+            uint64_t any0 = a0 | a0 >> 1 | b0 | b0 >> 1, any1 = a1 | a1 >> 1 | b1 | b1 >> 1;
+            uint64_t wall = even_bits(all0) | even_bits(all1) << 32;
+            uint64_t mixed = (even_bits(any0) | even_bits(any1) << 32) & ~wall;
+            while (mixed) {
+                unsigned c = (unsigned)__builtin_ctzll(mixed);
+                mixed &= mixed - 1;
+                uint64_t ra = c < 32 ? a0 : a1, rb = c < 32 ? b0 : b1;
+                unsigned sh = 2 * (c & 31);
+                uint64_t walls =
+                    (uint64_t)__builtin_popcountll((ra >> sh & 3) | (rb >> sh & 3) << 2);
+                uint64_t x = (uint64_t)i * 64 + c;
+                wall |= (uint64_t)(cell_draw(rh, x) * 4 < walls << 32) << c;
+            }
+            out[i] = wall;
+        }
+    }
+    cg__grid_fix_tail(dst);
+}
+
 /* Writes the downscaled cells of src into dst (ceil(w/k) x ceil(h/k)). */
 static void downscale_cells(const cg_grid *src, cg_grid *dst, unsigned k, uint64_t key)
 {
+    if (k == 2) {
+        downscale2(src, dst, key);
+        return;
+    }
     const uint64_t kk = (uint64_t)k * k;
     for (uint32_t y = 0; y < dst->h; y++) {
         uint64_t y0 = (uint64_t)y * k;
@@ -56,6 +118,7 @@ static void downscale_cells(const cg_grid *src, cg_grid *dst, unsigned k, uint64
         unsigned rows = y0 + k <= src->h ? k : (unsigned)(src->h - y0);
         unsigned missing = (k - rows) * k;
         uint64_t *out = cg__row(dst, y);
+        uint64_t rh = row_hash(key, y);
         for (size_t i = 0; i < dst->nw; i++) {
             uint64_t word = 0;
             uint64_t x0 = (uint64_t)i * 64;
@@ -67,13 +130,10 @@ static void downscale_cells(const cg_grid *src, cg_grid *dst, unsigned k, uint64
                     walls += (unsigned)__builtin_popcount(
                         block_bits(cg__row(src, (int64_t)(y0 + r)), bx, k));
                 uint64_t wall;
-                if (walls == 0 || walls == kk) {
-                    /* Decided whatever the hash: skip it (same result). */
+                if (walls == 0 || walls == kk) /* decided whatever the hash: skip it */
                     wall = (uint64_t)(walls != 0);
-                } else {
-                    uint64_t h = cg__cell_hash(key, (int64_t)(x0 + b), y) >> 32;
-                    wall = (uint64_t)(h * kk < (uint64_t)walls << 32);
-                }
+                else
+                    wall = (uint64_t)(cell_draw(rh, x0 + b) * kk < (uint64_t)walls << 32);
                 word |= wall << b;
             }
             out[i] = word;

@@ -124,6 +124,7 @@ void cg__fill(cg_grid *g, uint64_t key, uint32_t ppb)
     uint64_t threshold = threshold_of(ppb);
     switch (cg__kernel_path()) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    case CG__PATH_AVX512VBMI2: /* nothing for VBMI2 to do here */
     case CG__PATH_AVX512:
         fill_avx512(g, key, threshold);
         break;

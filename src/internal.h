@@ -137,7 +137,8 @@ enum {
     CG__PATH_VECTOR = 1, /* GCC vector extensions, baseline ISA */
     CG__PATH_AVX2 = 2,
     CG__PATH_AVX512 = 3,
-    CG__PATH_COUNT = 4
+    CG__PATH_AVX512VBMI2 = 4, /* AVX-512 plus VBMI2's funnel shifts */
+    CG__PATH_COUNT = 5
 };
 /* Nonzero if this build and CPU can run the path. */
 int cg__kernel_path_available(int path);
@@ -172,6 +173,13 @@ cg_status cg__keep_largest_floor(cg_grid *g);
 /* Writers, one per format (io_*.c); cg_write (write.c) dispatches. */
 cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag);
 cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,
+                        cg_diag *diag);
+cg_status cg__write_json(const cg_grid *g, const cg_map_info *info, cg_write_fn write, void *ctx,
+                         cg_diag *diag);
+/* json: 0 writes TMX (XML), 1 TMJ (JSON). */
+cg_status cg__write_tiled(const cg_grid *g, const cg_map_info *info, int json, cg_write_fn write,
+                          void *ctx, cg_diag *diag);
+cg_status cg__write_pbm(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,
                         cg_diag *diag);
 
 /* Diagnostics. */

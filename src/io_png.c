@@ -3,34 +3,35 @@
  * (4 bits when it has markers). The bytes depend only on the grid and the
  * scale (no time chunk).
  *
- * Speed (docs/PERFORMANCE.md). A 4096x4096 map at the default scale 4 is a
- * 16384x16384 image, 32 MiB of 1-bit rows, and pushing every row through
- * png_write_row and zlib cost most of a second. But each cell row becomes
- * `scale` identical pixel rows, and with PNG's Up filter (row minus the row
- * above) the copies are a filter byte 2 and zeros. So:
- *   - the pixel row of a cell row is built from a table, 8 cells per look-up;
- *   - only that row is Up-filtered and deflated (zlib, Z_RLE strategy: runs
- *     coded as distance-1 matches, no hash-chain search, which suits a cave's
- *     long wall and floor runs and the filtered zeros), then flushed to a byte
- *     boundary (Z_SYNC_FLUSH);
- *   - the scale-1 copies are the same bytes for every cell row: they are
- *     deflated once, in a stream of their own (so they refer to nothing
- *     before them), and that block is spliced in after each row;
- *   - as Z_RLE only ever looks one byte back, the main stream is then told
- *     (deflateSetDictionary) that the byte before its next input is 0, the
- *     last byte of the copies, which keeps it consistent with what a decoder
- *     has seen;
- *   - the Adler-32 of the whole is the row's checksum combined with the
- *     copies' (adler32_combine).
- * libpng writes the signature, IHDR, PLTE, each IDAT chunk (png_write_chunk,
- * with its CRC) and IEND; this file makes the zlib stream those IDAT chunks
- * carry. tests/test_io_png.c decodes the result with libpng (which checks
- * the Adler-32) pixel by pixel. */
+ * libpng writes the signature, IHDR, PLTE, the IDAT chunks (with their CRCs,
+ * png_write_chunk) and IEND; this file makes the zlib stream (RFC 1950/1951)
+ * that the IDAT chunks carry, because general-purpose deflate is the whole
+ * cost here: a 4096x4096 map at the default scale 4 is a 16384x16384 image,
+ * 32 MiB of 1-bit rows, and libpng + zlib took most of a second on it (zlib's
+ * Z_RLE strategy still ~100 ms: ~50 instructions per literal byte, and such
+ * an image has millions). The structure of the image makes it cheap:
+ *
+ *   - Each cell row is `scale` identical pixel rows. The first is stored with
+ *     filter None, the copies with filter Up, so each copy is a filter byte 2
+ *     and zeros: a few 258-byte matches.
+ *   - A pixel row is 8-cell groups, each the same few bytes for the same 8
+ *     cells (a 256-entry table). The parse is zlib's Z_RLE one (greedy:
+ *     a byte equal to the one before continues a run, coded as a distance-1
+ *     match; anything else is a literal), but done a group at a time: a
+ *     group of one repeated byte extends or starts a run in O(1), any other
+ *     group is its bytes as literals, whose Huffman codes are precomputed per
+ *     group value and written with one shift-or.
+ *   - Two passes over the map: the first counts the symbols, which gives one
+ *     dynamic Huffman code (length-limited, RFC 1951 3.2.7) for a single
+ *     block; the second writes it.
+ *   - The Adler-32 is kept per group from precomputed sums as well.
+ * Rows with markers (depth 4) and the last partial group of a row go byte
+ * by byte through the same parse. tests/test_io_png.c decodes the result
+ * with libpng (which checks the CRCs and the Adler-32) pixel by pixel. */
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "internal.h"
 
@@ -46,8 +47,10 @@ static const png_color palette[] = {
 
 /* Compressed bytes are gathered into IDAT chunks of about this size. */
 #define IDAT_BYTES ((size_t)1 << 18)
-/* zlib takes at most this much input per call (its counters are uInt). */
-#define ZCHUNK ((size_t)1 << 30)
+#define ADLER_MOD 65521u
+/* Deflate's literal/length alphabet: 256 literals, end of block, 29 lengths. */
+#define NLIT 286
+#define EOB 256
 
 struct sink {
     cg_write_fn write;
@@ -83,39 +86,239 @@ static void on_warning(png_structp png, png_const_charp msg)
     (void)msg;
 }
 
-/* Everything the writer allocates, on the heap so that it survives the
- * longjmp of a libpng error unchanged. */
-struct pngw {
+/* The encoder. Heap-allocated (it survives a libpng longjmp unchanged). */
+struct enc {
     png_structp png;
-    z_stream z;      /* the image's deflate stream (raw: we add the zlib frame) */
-    int z_live;
-    uint8_t *table;  /* 256 entries of bytes8: see build_table */
-    uint8_t *cur;    /* the pixel row being built (room for whole 8-cell groups) */
-    uint8_t *prev;   /* the pixel row above it */
-    uint8_t *filt;   /* filter byte + Up-filtered row: what gets deflated */
-    uint8_t *copies; /* the deflated scale-1 repeated rows */
-    size_t ncopies;
-    uint8_t *out;    /* compressed bytes waiting for an IDAT chunk */
-    size_t used;
+    /* The image. */
+    uint32_t scale;
+    int depth;
+    size_t rowbytes, bytes8, nfull, rem;
+    /* Per 8-cell group value v (bit j = cell j is wall): its pixel bytes
+     * (table + v * bytes8, plus 8 bytes of slack), whether they are all one
+     * byte, and their Adler-32 sums: sum of bytes, and sum of (bytes8-i)*b_i. */
+    uint8_t *table;
+    uint8_t uniform[256];
+    uint32_t gsum[256], gwsum[256];
+    /* A row with markers, byte by byte. */
+    uint8_t *row;
+    /* Parse state: the last byte of the stream (-1: none yet) and how many
+     * more copies of it are pending as a run. */
+    int prev;
+    uint64_t run;
+    /* Pass 1: symbol counts, and how often each group value was coded as
+     * literals. */
+    uint64_t freq[NLIT];
+    uint64_t gcount[256];
+    /* Pass 2: the code (bit-reversed, ready to write) and its length. */
+    uint16_t code[NLIT];
+    uint8_t len[NLIT];
+    uint64_t gbits[256]; /* a literal group's codes, concatenated */
+    uint8_t glen[256];   /* their total length; 0: too long, write per byte */
+    /* Lengths 3..258: symbol, extra bits and their count (RFC 1951 3.2.5). */
+    uint16_t lsym[259];
+    uint8_t lextra[259], lnextra[259];
+    /* Adler-32 (RFC 1950) of the uncompressed stream. */
+    uint64_t a, b;
+    /* Bit writer: bits not yet written, their count (< 8 between calls),
+     * the output buffer and the write position. */
+    uint64_t bits;
+    unsigned nbits;
+    uint8_t *out, *p;
 };
 
-/* Pixel bytes for 8 cells at the given depth and scale: entry v of the
- * table is the image of the 8 cells whose wall bits are v (bit j = cell j,
- * 1 = wall = palette index 0, 0 = floor = index 1), `scale` pixels per cell,
- * PNG's bit order (first pixel in the high bits). */
-static void build_table(uint8_t *table, uint32_t scale, int depth)
+/* ------------------------------------------------------------ bits */
+
+static void emit_idat(struct enc *e)
 {
-    size_t bytes8 = (size_t)scale * (size_t)depth;
-    for (unsigned v = 0; v < 256; v++) {
-        uint8_t *e = table + v * bytes8;
-        memset(e, 0, bytes8);
-        for (uint32_t p = 0; p < 8 * scale; p++) {
-            unsigned floor = ((v >> (p / scale)) & 1) ? 0 : 1;
-            if (depth == 1)
-                e[p >> 3] |= (uint8_t)(floor << (7 - (p & 7)));
-            else
-                e[p >> 1] |= (uint8_t)(floor << ((p & 1) ? 0 : 4));
+    if (e->p > e->out) {
+        png_write_chunk(e->png, (png_const_bytep) "IDAT", e->out, (size_t)(e->p - e->out));
+        e->p = e->out;
+    }
+}
+
+/* Appends n <= 56 bits (LSB first, RFC 1951 3.1.1). */
+static inline void put(struct enc *e, uint64_t v, unsigned n)
+{
+    e->bits |= v << e->nbits;
+    e->nbits += n;
+    unsigned whole = e->nbits >> 3;
+    for (unsigned k = 0; k < 8; k++)
+        e->p[k] = (uint8_t)(e->bits >> (8 * k)); /* one 8-byte store */
+    e->p += whole;
+    e->bits = whole ? e->bits >> (8 * whole) : e->bits;
+    e->nbits &= 7;
+    if (e->p >= e->out + IDAT_BYTES)
+        emit_idat(e);
+}
+
+/* ------------------------------------------------------------ Huffman */
+
+/* Code lengths for n symbols from their counts, none longer than maxlen:
+ * Huffman's algorithm (O(n^2): n <= 286, once per image), and if a length
+ * comes out too long, the counts are halved (nonzero stays nonzero) and it
+ * is run again. Symbols with count 0 get length 0. */
+static void build_lengths(const uint64_t *freq, int n, int maxlen, uint8_t *len)
+{
+    uint64_t w[2 * NLIT];
+    int parent[2 * NLIT], sym[NLIT], alive[2 * NLIT];
+    int m = 0;
+    memset(len, 0, (size_t)n);
+    for (int i = 0; i < n; i++)
+        if (freq[i])
+            sym[m++] = i;
+    if (m == 1) {
+        len[sym[0]] = 1;
+        return;
+    }
+    uint64_t f[NLIT];
+    for (int i = 0; i < m; i++)
+        f[i] = freq[sym[i]];
+    for (;;) {
+        int nodes = m;
+        for (int i = 0; i < m; i++) {
+            w[i] = f[i];
+            alive[i] = 1;
+            parent[i] = -1;
         }
+        for (int step = 0; step < m - 1; step++) {
+            int lo1 = -1, lo2 = -1;
+            for (int i = 0; i < nodes; i++) {
+                if (!alive[i])
+                    continue;
+                if (lo1 < 0 || w[i] < w[lo1]) {
+                    lo2 = lo1;
+                    lo1 = i;
+                } else if (lo2 < 0 || w[i] < w[lo2]) {
+                    lo2 = i;
+                }
+            }
+            w[nodes] = w[lo1] + w[lo2];
+            alive[nodes] = 1;
+            parent[nodes] = -1;
+            alive[lo1] = alive[lo2] = 0;
+            parent[lo1] = parent[lo2] = nodes;
+            nodes++;
+        }
+        int longest = 0;
+        for (int i = 0; i < m; i++) {
+            int d = 0;
+            for (int k = i; parent[k] >= 0; k = parent[k])
+                d++;
+            len[sym[i]] = (uint8_t)d;
+            longest = d > longest ? d : longest;
+        }
+        if (longest <= maxlen)
+            return;
+        for (int i = 0; i < m; i++)
+            f[i] = (f[i] >> 1) | 1;
+    }
+}
+
+/* Canonical codes from lengths (RFC 1951 3.2.2), bit-reversed for writing. */
+static void build_codes(const uint8_t *len, int n, uint16_t *code)
+{
+    unsigned count[16] = {0}, next[16];
+    for (int i = 0; i < n; i++)
+        count[len[i]]++;
+    count[0] = 0;
+    unsigned c = 0;
+    for (int l = 1; l < 16; l++) {
+        c = (c + count[l - 1]) << 1;
+        next[l] = c;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!len[i]) {
+            code[i] = 0;
+            continue;
+        }
+        unsigned v = next[len[i]]++, r = 0;
+        for (int k = 0; k < len[i]; k++)
+            r |= ((v >> k) & 1u) << (len[i] - 1 - k);
+        code[i] = (uint16_t)r;
+    }
+}
+
+/* ------------------------------------------------------------ parse */
+
+/* The symbols of the stream, counted (pass 1) or written (pass 2): `emit`
+ * is a constant in each caller, so each pass gets its own straight code. */
+static inline __attribute__((always_inline)) void lit(struct enc *e, unsigned v, const int emit)
+{
+    if (emit)
+        put(e, e->code[v], e->len[v]);
+    else
+        e->freq[v]++;
+}
+
+/* A match of length 3..258 at distance 1 (distance code 0, whose code is the
+ * single bit 0). */
+static inline __attribute__((always_inline)) void match(struct enc *e, unsigned l,
+                                                        const int emit)
+{
+    unsigned s = e->lsym[l];
+    if (emit)
+        put(e, e->code[s] | (uint64_t)e->lextra[l] << e->len[s],
+            e->len[s] + e->lnextra[l] + 1u);
+    else
+        e->freq[s]++;
+}
+
+static inline __attribute__((always_inline)) void flush_run(struct enc *e, const int emit)
+{
+    uint64_t n = e->run;
+    while (n >= 3) {
+        unsigned l = n > 258 ? 258 : (unsigned)n;
+        match(e, l, emit);
+        n -= l;
+    }
+    while (n--)
+        lit(e, (unsigned)e->prev, emit);
+    e->run = 0;
+}
+
+/* n copies of byte u. */
+static inline __attribute__((always_inline)) void put_same(struct enc *e, unsigned u,
+                                                           uint64_t n, const int emit)
+{
+    if ((int)u == e->prev) {
+        e->run += n;
+    } else {
+        flush_run(e, emit);
+        lit(e, u, emit);
+        e->prev = (int)u;
+        e->run = n - 1;
+    }
+    if (emit) {
+        e->a += u;
+        e->b += e->a + (n - 1) % ADLER_MOD * (e->a % ADLER_MOD);
+        e->a %= ADLER_MOD;
+        e->b %= ADLER_MOD;
+    }
+}
+
+static inline __attribute__((always_inline)) void put_bytes(struct enc *e, const uint8_t *s,
+                                                            size_t n, const int emit)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == e->prev) {
+            e->run++;
+        } else {
+            flush_run(e, emit);
+            lit(e, s[i], emit);
+            e->prev = s[i];
+        }
+        if (emit) {
+            e->a += s[i];
+            e->b += e->a;
+            if ((i & 4095) == 4095) {
+                e->a %= ADLER_MOD;
+                e->b %= ADLER_MOD;
+            }
+        }
+    }
+    if (emit) {
+        e->a %= ADLER_MOD;
+        e->b %= ADLER_MOD;
     }
 }
 
@@ -129,160 +332,229 @@ static void paint_cell(uint8_t *row, uint32_t x, uint32_t scale, unsigned v)
     }
 }
 
-static void emit_idat(struct pngw *w)
+static inline uint8_t group_of(const uint64_t *r, size_t j)
 {
-    if (w->used) {
-        png_write_chunk(w->png, (png_const_bytep) "IDAT", w->out, w->used);
-        w->used = 0;
-    }
+    return (uint8_t)(r[j >> 3] >> (8 * (j & 7)));
 }
 
-static void append(struct pngw *w, const uint8_t *data, size_t len)
+/* One pass over the image: every cell row as its pixel row (filter None)
+ * and scale-1 copies (filter Up, so zeros). */
+static inline __attribute__((always_inline)) void parse_image(struct enc *e, const cg_grid *g,
+                                                              const int emit)
 {
-    while (len) {
-        size_t n = IDAT_BYTES - w->used < len ? IDAT_BYTES - w->used : len;
-        memcpy(w->out + w->used, data, n);
-        w->used += n;
-        data += n;
-        len -= n;
-        if (w->used == IDAT_BYTES)
-            emit_idat(w);
-    }
-}
-
-/* Deflates len bytes into w->out (flushing full IDAT chunks), the last
- * piece with `flush`. */
-static void deflate_into(struct pngw *w, z_stream *z, const uint8_t *in, size_t len, int flush)
-{
-    do {
-        size_t n = len < ZCHUNK ? len : ZCHUNK;
-        z->next_in = (Bytef *)(uintptr_t)in; /* zlib does not write through next_in */
-        z->avail_in = (uInt)n;
-        in += n;
-        len -= n;
-        int f = len ? Z_NO_FLUSH : flush;
-        do {
-            if (w->used == IDAT_BYTES)
-                emit_idat(w);
-            z->next_out = w->out + w->used;
-            z->avail_out = (uInt)(IDAT_BYTES - w->used);
-            int rc = deflate(z, f);
-            if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR)
-                png_error(w->png, "zlib deflate failed");
-            w->used = IDAT_BYTES - z->avail_out;
-        } while (z->avail_out == 0 || z->avail_in != 0);
-    } while (len);
-}
-
-static int zinit(z_stream *z)
-{
-    memset(z, 0, sizeof *z);
-    /* Raw deflate (windowBits < 0): the zlib header and Adler-32 are
-     * written here. Level 6 with Z_RLE: the level only sets block sizes. */
-    return deflateInit2(z, 6, Z_DEFLATED, -15, 8, Z_RLE);
-}
-
-/* The scale-1 copies of a row under the Up filter: each is the filter byte 2
- * and rowbytes zeros. Deflated once into w->copies by a stream of their own,
- * ended by Z_SYNC_FLUSH (byte-aligned, not final). Returns their Adler-32
- * (as if started from 1). */
-static uLong deflate_copies(struct pngw *w, uint32_t copies, const uint8_t *zero_row,
-                            size_t rowlen)
-{
-    z_stream z;
-    uLong adler = adler32(0L, Z_NULL, 0);
-    if (zinit(&z) != Z_OK)
-        png_error(w->png, "out of memory for zlib");
-    /* Borrow w->out as the output buffer; nothing is pending in it yet. */
-    size_t saved = w->used;
-    for (uint32_t k = 0; k < copies; k++) {
-        adler = adler32_z(adler, zero_row, rowlen);
-        w->used = 0;
-        z.next_in = (Bytef *)(uintptr_t)zero_row;
-        z.avail_in = (uInt)rowlen;
-        do {
-            size_t room = w->ncopies + IDAT_BYTES;
-            uint8_t *grown = realloc(w->copies, room);
-            if (!grown) {
-                deflateEnd(&z);
-                png_error(w->png, "out of memory");
-            }
-            w->copies = grown;
-            z.next_out = w->copies + w->ncopies;
-            z.avail_out = (uInt)IDAT_BYTES;
-            int rc = deflate(&z, k + 1 == copies ? Z_SYNC_FLUSH : Z_NO_FLUSH);
-            if (rc != Z_OK && rc != Z_BUF_ERROR) {
-                deflateEnd(&z);
-                png_error(w->png, "zlib deflate failed");
-            }
-            w->ncopies += IDAT_BYTES - z.avail_out;
-        } while (z.avail_out == 0 || z.avail_in != 0);
-    }
-    w->used = saved;
-    deflateEnd(&z);
-    return adler;
-}
-
-static void up_filter(uint8_t *restrict out, const uint8_t *restrict cur,
-                      const uint8_t *restrict prev, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        out[i] = (uint8_t)(cur[i] - prev[i]);
-}
-
-/* The image data: zlib header, the deflate stream, Adler-32. */
-static void write_image(struct pngw *w, const cg_grid *g, uint32_t scale, int depth,
-                        size_t rowbytes)
-{
-    size_t bytes8 = (size_t)scale * (size_t)depth;
-    size_t ngroups = ((size_t)g->w + 7) / 8;
-    size_t rowlen = rowbytes + 1;
-    uLong adler = adler32(0L, Z_NULL, 0), adler_copies = 0;
-    size_t copies_mod = 0; /* length of the copies mod 65521: all adler32_combine uses */
-
-    build_table(w->table, scale, depth);
-    memset(w->prev, 0, rowbytes); /* the row above the first is zeros (PNG) */
-    if (scale > 1) {
-        /* filt is free until the first row: use it as the copy row. */
-        memset(w->filt, 0, rowlen);
-        w->filt[0] = 2;
-        adler_copies = deflate_copies(w, scale - 1, w->filt, rowlen);
-        copies_mod = (size_t)(((uint64_t)(scale - 1) * rowlen) % 65521u);
-    }
-    if (zinit(&w->z) != Z_OK)
-        png_error(w->png, "out of memory for zlib");
-    w->z_live = 1;
-    static const uint8_t header[2] = {0x78, 0x01}; /* deflate, 32K window */
-    append(w, header, 2);
-
+    const size_t bytes8 = e->bytes8, nfull = e->nfull, rem = e->rem;
+    const uint8_t *table = e->table;
     size_t mi = 0;
+    e->prev = -1;
+    e->run = 0;
     for (uint32_t y = 0; y < g->h; y++) {
         const uint64_t *r = cg__row(g, y);
-        for (size_t b = 0; b < ngroups; b++)
-            memcpy(w->cur + b * bytes8,
-                   w->table + ((r[b >> 3] >> (8 * (b & 7))) & 0xff) * bytes8, bytes8);
-        for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
-            paint_cell(w->cur, g->marks[mi].x, scale, 1u + g->marks[mi].kind);
-        w->filt[0] = 2; /* Up */
-        up_filter(w->filt + 1, w->cur, w->prev, rowbytes);
-        adler = adler32_z(adler, w->filt, rowlen);
-        deflate_into(w, &w->z, w->filt, rowlen, scale > 1 ? Z_SYNC_FLUSH : Z_NO_FLUSH);
-        if (scale > 1) {
-            append(w, w->copies, w->ncopies);
-            adler = adler32_combine(adler, adler_copies, (z_off_t)copies_mod);
-            static const Bytef zero = 0;
-            if (deflateSetDictionary(&w->z, &zero, 1) != Z_OK)
-                png_error(w->png, "zlib dictionary failed");
+        put_same(e, 0, 1, emit); /* filter None */
+        if (mi < g->nmarks && g->marks[mi].y == y) {
+            for (size_t j = 0; j * bytes8 < e->rowbytes; j++)
+                memcpy(e->row + j * bytes8, table + group_of(r, j) * bytes8, bytes8);
+            for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
+                paint_cell(e->row, g->marks[mi].x, e->scale, 1u + g->marks[mi].kind);
+            put_bytes(e, e->row, e->rowbytes, emit);
+        } else {
+            for (size_t j = 0; j < nfull; j++) {
+                unsigned v = group_of(r, j);
+                const uint8_t *px = table + v * bytes8;
+                if (e->uniform[v]) {
+                    put_same(e, px[0], bytes8, emit);
+                    continue;
+                }
+                flush_run(e, emit);
+                if (!emit) {
+                    e->gcount[v]++;
+                } else if (e->glen[v]) {
+                    put(e, e->gbits[v], e->glen[v]);
+                } else {
+                    for (size_t i = 0; i < bytes8; i++)
+                        put(e, e->code[px[i]], e->len[px[i]]);
+                }
+                e->prev = px[bytes8 - 1];
+                if (emit) {
+                    e->b += bytes8 * e->a + e->gwsum[v];
+                    e->a += e->gsum[v];
+                    if ((j & 4095) == 4095) {
+                        e->a %= ADLER_MOD;
+                        e->b %= ADLER_MOD;
+                    }
+                }
+            }
+            if (emit) {
+                e->a %= ADLER_MOD;
+                e->b %= ADLER_MOD;
+            }
+            if (rem)
+                put_bytes(e, table + group_of(r, nfull) * bytes8, rem, emit);
         }
-        uint8_t *t = w->prev;
-        w->prev = w->cur;
-        w->cur = t;
+        for (uint32_t k = 1; k < e->scale; k++) {
+            put_same(e, 2, 1, emit); /* filter Up: the row above again */
+            put_same(e, 0, e->rowbytes, emit);
+        }
     }
-    deflate_into(w, &w->z, NULL, 0, Z_FINISH);
-    uint8_t trailer[4] = {(uint8_t)(adler >> 24), (uint8_t)(adler >> 16), (uint8_t)(adler >> 8),
-                          (uint8_t)adler};
-    append(w, trailer, 4);
-    emit_idat(w);
+    flush_run(e, emit);
+}
+
+/* ------------------------------------------------------------ the block */
+
+static void init_tables(struct enc *e)
+{
+    static const uint16_t base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
+                                      31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+    static const uint8_t extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
+                                      2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
+    for (unsigned c = 0; c < 29; c++) {
+        unsigned top = c == 28 ? 258 : base[c + 1] - 1u;
+        if (c == 27)
+            top = 257; /* 258 has its own code, 285 */
+        for (unsigned l = base[c]; l <= top; l++) {
+            e->lsym[l] = (uint16_t)(257 + c);
+            e->lextra[l] = (uint8_t)(l - base[c]);
+            e->lnextra[l] = extra[c];
+        }
+    }
+    size_t bytes8 = e->bytes8;
+    for (unsigned v = 0; v < 256; v++) {
+        uint8_t *px = e->table + v * bytes8;
+        memset(px, 0, bytes8);
+        for (uint32_t p = 0; p < 8 * e->scale; p++) {
+            unsigned floor = ((v >> (p / e->scale)) & 1) ? 0 : 1;
+            if (e->depth == 1)
+                px[p >> 3] |= (uint8_t)(floor << (7 - (p & 7)));
+            else
+                px[p >> 1] |= (uint8_t)(floor << ((p & 1) ? 0 : 4));
+        }
+        uint32_t sum = 0, wsum = 0;
+        int same = 1;
+        for (size_t i = 0; i < bytes8; i++) {
+            sum += px[i];
+            wsum += (uint32_t)(bytes8 - i) * px[i];
+            same &= px[i] == px[0];
+        }
+        e->gsum[v] = sum;
+        e->gwsum[v] = wsum % ADLER_MOD;
+        e->uniform[v] = (uint8_t)same;
+    }
+}
+
+/* The dynamic block header (RFC 1951 3.2.7) for the literal/length lengths
+ * e->len and one distance code (distance 1) of length 1. */
+static void put_header(struct enc *e)
+{
+    static const uint8_t order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+    int hlit = NLIT;
+    while (hlit > 257 && e->len[hlit - 1] == 0)
+        hlit--;
+    uint8_t lens[NLIT + 1];
+    memcpy(lens, e->len, (size_t)hlit);
+    lens[hlit] = 1; /* the distance code */
+    int n = hlit + 1;
+    /* Run-length code the lengths: 16 = repeat the previous 3-6 times,
+     * 17 = 3-10 zeros, 18 = 11-138 zeros. */
+    uint8_t sym[NLIT + 1], ext[NLIT + 1];
+    int ns = 0;
+    for (int i = 0; i < n;) {
+        int l = lens[i], r = 1;
+        while (i + r < n && lens[i + r] == l)
+            r++;
+        i += r;
+        if (l == 0) {
+            while (r >= 11) {
+                int k = r > 138 ? 138 : r;
+                sym[ns] = 18;
+                ext[ns++] = (uint8_t)(k - 11);
+                r -= k;
+            }
+            if (r >= 3) {
+                sym[ns] = 17;
+                ext[ns++] = (uint8_t)(r - 3);
+                r = 0;
+            }
+        } else {
+            sym[ns] = (uint8_t)l;
+            ext[ns++] = 0;
+            r--;
+            while (r >= 3) {
+                int k = r > 6 ? 6 : r;
+                sym[ns] = 16;
+                ext[ns++] = (uint8_t)(k - 3);
+                r -= k;
+            }
+        }
+        while (r-- > 0) {
+            sym[ns] = (uint8_t)l;
+            ext[ns++] = 0;
+        }
+    }
+    uint64_t cfreq[19] = {0};
+    for (int i = 0; i < ns; i++)
+        cfreq[sym[i]]++;
+    /* The code-length code must be complete: give it a second symbol if it
+     * has only one. */
+    int used = 0;
+    for (int i = 0; i < 19; i++)
+        used += cfreq[i] != 0;
+    if (used < 2)
+        cfreq[cfreq[0] ? 1 : 0] = 1;
+    uint8_t clen[19];
+    uint16_t ccode[19];
+    build_lengths(cfreq, 19, 7, clen);
+    build_codes(clen, 19, ccode);
+    int hclen = 19;
+    while (hclen > 4 && clen[order[hclen - 1]] == 0)
+        hclen--;
+    put(e, 1, 1); /* BFINAL: the only block */
+    put(e, 2, 2); /* BTYPE: dynamic Huffman */
+    put(e, (uint64_t)(hlit - 257), 5);
+    put(e, 0, 5); /* HDIST: one distance code */
+    put(e, (uint64_t)(hclen - 4), 4);
+    for (int i = 0; i < hclen; i++)
+        put(e, clen[order[i]], 3);
+    static const uint8_t extra_bits[19] = {[16] = 2, [17] = 3, [18] = 7};
+    for (int i = 0; i < ns; i++)
+        put(e, ccode[sym[i]] | (uint64_t)ext[i] << clen[sym[i]], clen[sym[i]] + extra_bits[sym[i]]);
+}
+
+/* The image data: zlib header, one deflate block, Adler-32. */
+static void write_image(struct enc *e, const cg_grid *g)
+{
+    init_tables(e);
+    parse_image(e, g, 0);
+    e->freq[EOB] = 1;
+    build_lengths(e->freq, NLIT, 15, e->len);
+    build_codes(e->len, NLIT, e->code);
+    for (unsigned v = 0; v < 256; v++) {
+        const uint8_t *px = e->table + v * e->bytes8;
+        uint64_t bits = 0;
+        unsigned n = 0;
+        for (size_t i = 0; i < e->bytes8 && n <= 56; i++) {
+            if (n + e->len[px[i]] > 56) {
+                n = 57;
+                break;
+            }
+            bits |= (uint64_t)e->code[px[i]] << n;
+            n += e->len[px[i]];
+        }
+        e->gbits[v] = bits;
+        e->glen[v] = (uint8_t)(n <= 56 ? n : 0);
+    }
+    e->p = e->out;
+    put(e, 0x78, 8); /* CMF: deflate, 32 KiB window */
+    put(e, 0x01, 8); /* FLG: (0x78 * 256 + 0x01) % 31 == 0 */
+    put_header(e);
+    e->a = 1;
+    e->b = 0;
+    parse_image(e, g, 1);
+    put(e, e->code[EOB], e->len[EOB]);
+    if (e->nbits)
+        put(e, 0, 8 - e->nbits);
+    uint32_t adler = (uint32_t)(e->b << 16 | e->a);
+    for (int k = 3; k >= 0; k--)
+        put(e, (adler >> (8 * k)) & 0xff, 8);
+    emit_idat(e);
 }
 
 cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,
@@ -294,62 +566,61 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
         return CG_EOVERFLOW;
     }
     int depth = g->nmarks ? 4 : 1;
+    /* Sizes: pw < 2^29 pixels, so none of these products overflows. Rows
+     * are built 8 cells at a time, so the marker-row buffer has room for
+     * whole groups; only rowbytes go into the image, and the pixels of cells
+     * past the map's width are walls (index 0, zero bits), so the padding
+     * bits at the end of a row are zero. */
     size_t rowbytes = (size_t)((pw * (uint64_t)depth + 7) / 8);
-    /* Rows are built 8 cells at a time, so the buffers have room for whole
-     * groups; only rowbytes go into the image, and the pixels of cells past
-     * the map's width are walls (index 0, zero bits), so the padding bits at
-     * the end of a row are zero. Sizes: w <= 2^31 / 4 / scale cells, so
-     * none of these products overflows. */
     size_t bytes8 = (size_t)scale * (size_t)depth;
-    size_t rowcap = ((size_t)g->w + 7) / 8 * bytes8;
     cg_status st = CG_ENOMEM;
     struct sink sink = {write, ctx, 0};
     png_infop info = NULL;
-    struct pngw *w = calloc(1, sizeof *w);
-    if (!w)
+    struct enc *e = calloc(1, sizeof *e);
+    if (!e)
         goto done;
-    w->table = malloc(256 * bytes8);
-    w->cur = malloc(rowcap);
-    w->prev = malloc(rowcap);
-    w->filt = malloc(rowbytes + 1);
-    w->out = malloc(IDAT_BYTES);
-    if (!w->table || !w->cur || !w->prev || !w->filt || !w->out)
+    e->scale = scale;
+    e->depth = depth;
+    e->rowbytes = rowbytes;
+    e->bytes8 = bytes8;
+    e->nfull = rowbytes / bytes8;
+    e->rem = rowbytes % bytes8;
+    e->table = malloc(256 * bytes8);
+    e->out = malloc(IDAT_BYTES + 64);
+    if (g->nmarks)
+        e->row = malloc(((size_t)g->w + 7) / 8 * bytes8);
+    if (!e->table || !e->out || (g->nmarks && !e->row))
         goto done;
-    w->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, on_error, on_warning);
-    if (!w->png)
+    e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, on_error, on_warning);
+    if (!e->png)
         goto done;
-    info = png_create_info_struct(w->png);
+    info = png_create_info_struct(e->png);
     if (!info)
         goto done;
-    if (setjmp(png_jmpbuf(w->png))) {
+    if (setjmp(png_jmpbuf(e->png))) {
         st = sink.failed ? CG_EIO : CG_ENOMEM;
         goto done;
     }
-    png_set_write_fn(w->png, &sink, sink_write, sink_flush);
-    png_set_IHDR(w->png, info, (png_uint_32)pw, (png_uint_32)ph, depth, PNG_COLOR_TYPE_PALETTE,
+    png_set_write_fn(e->png, &sink, sink_write, sink_flush);
+    png_set_IHDR(e->png, info, (png_uint_32)pw, (png_uint_32)ph, depth, PNG_COLOR_TYPE_PALETTE,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_set_PLTE(w->png, info, palette, depth == 1 ? 2 : (int)(sizeof palette / sizeof *palette));
-    png_write_info(w->png, info);
-    write_image(w, g, scale, depth, rowbytes);
-    png_write_chunk(w->png, (png_const_bytep) "IEND", NULL, 0);
+    png_set_PLTE(e->png, info, palette, depth == 1 ? 2 : (int)(sizeof palette / sizeof *palette));
+    png_write_info(e->png, info);
+    write_image(e, g);
+    png_write_chunk(e->png, (png_const_bytep) "IEND", NULL, 0);
     st = CG_OK;
 done:
     if (st == CG_ENOMEM && diag && !diag->message[0])
         cg__diag(diag, 0, 0, "out of memory");
     if (st == CG_EIO)
         cg__diag(diag, 0, 0, "write failed");
-    if (w) {
-        if (w->z_live)
-            deflateEnd(&w->z);
-        if (w->png)
-            png_destroy_write_struct(&w->png, info ? &info : NULL);
-        free(w->table);
-        free(w->cur);
-        free(w->prev);
-        free(w->filt);
-        free(w->copies);
-        free(w->out);
-        free(w);
+    if (e) {
+        if (e->png)
+            png_destroy_write_struct(&e->png, info ? &info : NULL);
+        free(e->table);
+        free(e->row);
+        free(e->out);
+        free(e);
     }
     return st;
 }

@@ -125,6 +125,7 @@ static cg_status run_once(const cg_pipeline *pipeline, const cg_grid *input, uin
     }
     /* A step may have replaced the grids (downscale). */
     cg_grid_free(run.scratch);
+    cg_grid_free(run.connected);
     if (st != CG_OK) {
         cg_grid_free(run.grid);
         return st;
@@ -141,8 +142,8 @@ cg_status cg_pipeline_run_ex(const cg_pipeline *pipeline, const cg_run_options *
         *info = (cg_run_info){0, options->seed};
     uint32_t max = options->max_attempts ? options->max_attempts : CG_DEFAULT_ATTEMPTS;
     if (max > CG_MAX_ATTEMPTS) {
-        cg__diag(diag, 0, 0, "the number of attempts must be in 1..%u, not %u",
-                 CG_MAX_ATTEMPTS, max);
+        cg__diag(diag, 0, 0, "the number of attempts must be in 1..%u, not %u", CG_MAX_ATTEMPTS,
+                 max);
         return CG_EINVAL;
     }
     uint32_t width = 0, height = 0;
@@ -154,8 +155,8 @@ cg_status cg_pipeline_run_ex(const cg_pipeline *pipeline, const cg_run_options *
         h = h ? h : dh;
         uint64_t f = downscale_factor(pipeline);
         if (w > CG_MAX_DIM || h > CG_MAX_DIM || f == 1)
-            cg__diag(diag, 0, 0, "a map must be 1..%u cells wide and high, not %ux%u",
-                     CG_MAX_DIM, w, h);
+            cg__diag(diag, 0, 0, "a map must be 1..%u cells wide and high, not %ux%u", CG_MAX_DIM,
+                     w, h);
         else
             cg__diag(diag, 0, 0,
                      "a %ux%u map downscaled by %llu starts at %llux%llu, over the limit of "

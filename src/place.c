@@ -32,49 +32,39 @@
  * (the Python line is in docs/placement.md) and fixed here so that no
  * platform's libm takes part in placing a cell. */
 static const int32_t sin_table[257] = {
-    0, 6588356, 13176464, 19764076, 26350943, 32936819,
-    39521455, 46104602, 52686014, 59265442, 65842639, 72417357,
-    78989349, 85558366, 92124163, 98686491, 105245103, 111799753,
-    118350194, 124896179, 131437462, 137973796, 144504935, 151030634,
-    157550647, 164064728, 170572633, 177074115, 183568930, 190056834,
-    196537583, 203010932, 209476638, 215934457, 222384147, 228825464,
-    235258165, 241682010, 248096755, 254502159, 260897982, 267283981,
-    273659918, 280025552, 286380643, 292724951, 299058239, 305380268,
-    311690799, 317989595, 324276419, 330551034, 336813204, 343062693,
-    349299266, 355522689, 361732726, 367929144, 374111709, 380280190,
-    386434353, 392573967, 398698801, 404808624, 410903207, 416982319,
-    423045732, 429093217, 435124548, 441139496, 447137835, 453119340,
-    459083786, 465030947, 470960600, 476872522, 482766489, 488642281,
-    494499676, 500338453, 506158392, 511959275, 517740883, 523502998,
-    529245404, 534967884, 540670223, 546352205, 552013618, 557654248,
-    563273883, 568872310, 574449320, 580004702, 585538248, 591049748,
-    596538995, 602005783, 607449906, 612871159, 618269338, 623644239,
-    628995660, 634323400, 639627258, 644907034, 650162530, 655393548,
-    660599890, 665781362, 670937767, 676068911, 681174602, 686254647,
-    691308855, 696337036, 701339000, 706314559, 711263525, 716185713,
-    721080937, 725949013, 730789757, 735602987, 740388522, 745146182,
-    749875788, 754577161, 759250125, 763894504, 768510122, 773096806,
-    777654384, 782182683, 786681534, 791150767, 795590213, 799999706,
-    804379079, 808728167, 813046808, 817334838, 821592095, 825818421,
-    830013654, 834177638, 838310216, 842411232, 846480531, 850517961,
-    854523370, 858496606, 862437520, 866345964, 870221790, 874064853,
-    877875009, 881652112, 885396022, 889106597, 892783698, 896427186,
-    900036924, 903612776, 907154608, 910662286, 914135678, 917574653,
-    920979082, 924348837, 927683790, 930983817, 934248793, 937478595,
-    940673101, 943832191, 946955747, 950043650, 953095785, 956112036,
-    959092290, 962036435, 964944360, 967815955, 970651112, 973449725,
-    976211688, 978936898, 981625251, 984276646, 986890984, 989468165,
-    992008094, 994510675, 996975812, 999403415, 1001793390, 1004145648,
-    1006460100, 1008736660, 1010975242, 1013175761, 1015338134, 1017462281,
-    1019548121, 1021595575, 1023604567, 1025575020, 1027506862, 1029400018,
-    1031254418, 1033069992, 1034846671, 1036584389, 1038283080, 1039942680,
-    1041563127, 1043144360, 1044686319, 1046188946, 1047652185, 1049075980,
-    1050460278, 1051805027, 1053110176, 1054375676, 1055601479, 1056787540,
-    1057933813, 1059040255, 1060106826, 1061133483, 1062120190, 1063066909,
-    1063973603, 1064840240, 1065666786, 1066453210, 1067199483, 1067905576,
-    1068571464, 1069197120, 1069782521, 1070327646, 1070832474, 1071296985,
-    1071721163, 1072104991, 1072448455, 1072751542, 1073014240, 1073236540,
-    1073418433, 1073559913, 1073660973, 1073721611, 1073741824,
+    0,          6588356,    13176464,   19764076,   26350943,   32936819,   39521455,   46104602,
+    52686014,   59265442,   65842639,   72417357,   78989349,   85558366,   92124163,   98686491,
+    105245103,  111799753,  118350194,  124896179,  131437462,  137973796,  144504935,  151030634,
+    157550647,  164064728,  170572633,  177074115,  183568930,  190056834,  196537583,  203010932,
+    209476638,  215934457,  222384147,  228825464,  235258165,  241682010,  248096755,  254502159,
+    260897982,  267283981,  273659918,  280025552,  286380643,  292724951,  299058239,  305380268,
+    311690799,  317989595,  324276419,  330551034,  336813204,  343062693,  349299266,  355522689,
+    361732726,  367929144,  374111709,  380280190,  386434353,  392573967,  398698801,  404808624,
+    410903207,  416982319,  423045732,  429093217,  435124548,  441139496,  447137835,  453119340,
+    459083786,  465030947,  470960600,  476872522,  482766489,  488642281,  494499676,  500338453,
+    506158392,  511959275,  517740883,  523502998,  529245404,  534967884,  540670223,  546352205,
+    552013618,  557654248,  563273883,  568872310,  574449320,  580004702,  585538248,  591049748,
+    596538995,  602005783,  607449906,  612871159,  618269338,  623644239,  628995660,  634323400,
+    639627258,  644907034,  650162530,  655393548,  660599890,  665781362,  670937767,  676068911,
+    681174602,  686254647,  691308855,  696337036,  701339000,  706314559,  711263525,  716185713,
+    721080937,  725949013,  730789757,  735602987,  740388522,  745146182,  749875788,  754577161,
+    759250125,  763894504,  768510122,  773096806,  777654384,  782182683,  786681534,  791150767,
+    795590213,  799999706,  804379079,  808728167,  813046808,  817334838,  821592095,  825818421,
+    830013654,  834177638,  838310216,  842411232,  846480531,  850517961,  854523370,  858496606,
+    862437520,  866345964,  870221790,  874064853,  877875009,  881652112,  885396022,  889106597,
+    892783698,  896427186,  900036924,  903612776,  907154608,  910662286,  914135678,  917574653,
+    920979082,  924348837,  927683790,  930983817,  934248793,  937478595,  940673101,  943832191,
+    946955747,  950043650,  953095785,  956112036,  959092290,  962036435,  964944360,  967815955,
+    970651112,  973449725,  976211688,  978936898,  981625251,  984276646,  986890984,  989468165,
+    992008094,  994510675,  996975812,  999403415,  1001793390, 1004145648, 1006460100, 1008736660,
+    1010975242, 1013175761, 1015338134, 1017462281, 1019548121, 1021595575, 1023604567, 1025575020,
+    1027506862, 1029400018, 1031254418, 1033069992, 1034846671, 1036584389, 1038283080, 1039942680,
+    1041563127, 1043144360, 1044686319, 1046188946, 1047652185, 1049075980, 1050460278, 1051805027,
+    1053110176, 1054375676, 1055601479, 1056787540, 1057933813, 1059040255, 1060106826, 1061133483,
+    1062120190, 1063066909, 1063973603, 1064840240, 1065666786, 1066453210, 1067199483, 1067905576,
+    1068571464, 1069197120, 1069782521, 1070327646, 1070832474, 1071296985, 1071721163, 1072104991,
+    1072448455, 1072751542, 1073014240, 1073236540, 1073418433, 1073559913, 1073660973, 1073721611,
+    1073741824,
 };
 
 /* sin(2 pi a / 65536) * 2^30, linearly interpolated between table entries
@@ -252,7 +242,11 @@ static int open_cell(const cg_grid *g, int64_t x, int64_t y)
 cg_status cg__path_length(const cg_grid *g, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1,
                           int64_t *length)
 {
-    /* Breadth-first search, one layer of the frontier per step. */
+    /* Breadth-first search, one layer of the frontier per step, on a copy
+     * of the map in which every visited cell is made wall: one bit test per
+     * neighbour. Cells are addressed as (x + 64, y) from the word before
+     * each row, so x - 1 = -1 reads the framing word and y +- 1 the padding
+     * rows: all wall, no bounds test. */
     *length = -1;
     if (!open_cell(g, x0, y0) || !open_cell(g, x1, y1))
         return CG_OK;
@@ -260,29 +254,39 @@ cg_status cg__path_length(const cg_grid *g, uint32_t x0, uint32_t y0, uint32_t x
         *length = 0;
         return CG_OK;
     }
-    cg_grid *seen = NULL; /* 0 = seen */
-    cg_status st = cg__grid_new_like(&seen, g);
+    cg_grid *open = NULL;
+    cg_status st = cg__grid_new_like(&open, g);
     if (st != CG_OK)
         return st;
+    memcpy(open->mem, g->mem, g->stride * ((size_t)g->h + 2 * CG__PAD) * sizeof *g->mem);
+    const ptrdiff_t stride = (ptrdiff_t)g->stride;
+    uint64_t *base = cg__row(open, 0) - 1; /* bit (x + 64) of row y: base + y*stride */
+    const uint64_t target = pack((uint64_t)x1 + 64, y1);
     queue q = {0};
-    cg__row(seen, y0)[x0 >> 6] &= ~(UINT64_C(1) << (x0 & 63));
-    st = q_push(&q, pack(x0, y0));
-    int64_t dist = 0;
+    uint64_t start = (uint64_t)x0 + 64;
+    base[(ptrdiff_t)y0 * stride + (ptrdiff_t)(start >> 6)] |= UINT64_C(1) << (start & 63);
+    st = q_push(&q, pack(start, y0));
+    int64_t dist = 1;
     size_t layer = 1, next = 0;
-    static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
-    while (st == CG_OK && q.n && *length < 0) {
+    while (st == CG_OK && q.n) {
         uint64_t item = q_pop(&q);
-        int64_t cx = (int64_t)(item & 0xFFFFFFFFu), cy = (int64_t)(item >> 32);
-        for (int k = 0; k < 4 && st == CG_OK; k++) {
-            int64_t nx = cx + dx[k], ny = cy + dy[k];
-            if (!open_cell(g, nx, ny) || !bit(cg__row(seen, ny), (uint64_t)nx))
+        uint64_t cx = item & 0xFFFFFFFFu, cy = item >> 32;
+        uint64_t nb[4] = {pack(cx + 1, cy), pack(cx - 1, cy), pack(cx, cy + 1), pack(cx, cy - 1)};
+        for (int k = 0; k < 4; k++) {
+            uint64_t nx = nb[k] & 0xFFFFFFFFu;
+            /* Row -1 wraps to 2^32 - 1 in the packing: take it as signed. */
+            ptrdiff_t ny = (ptrdiff_t)(int32_t)(uint32_t)(nb[k] >> 32);
+            uint64_t *w = &base[ny * stride + (ptrdiff_t)(nx >> 6)];
+            uint64_t m = UINT64_C(1) << (nx & 63);
+            if (*w & m)
                 continue;
-            if (nx == x1 && ny == y1) {
-                *length = dist + 1;
-                break;
+            if (nb[k] == target) {
+                *length = dist;
+                goto done;
             }
-            cg__row(seen, ny)[nx >> 6] &= ~(UINT64_C(1) << (nx & 63));
-            st = q_push(&q, pack((uint64_t)nx, (uint64_t)ny));
+            *w |= m;
+            if ((st = q_push(&q, nb[k])) != CG_OK)
+                goto done;
             next++;
         }
         if (--layer == 0) {
@@ -291,8 +295,9 @@ cg_status cg__path_length(const cg_grid *g, uint32_t x0, uint32_t y0, uint32_t x
             next = 0;
         }
     }
+done:
     free(q.v);
-    cg_grid_free(seen);
+    cg_grid_free(open);
     return st;
 }
 
@@ -358,15 +363,31 @@ static void remove_marks(cg_grid *g, cg_marker kind)
     g->nmarks = n;
 }
 
-/* The floor connected to the map's entrance marker, as a new grid in
- * *region, or NULL when there is no entrance. */
-static cg_status entrance_region(const cg_grid *g, cg_grid **region, uint64_t *count)
+/* Whether the map is still what `entrance` left: then all its floor is
+ * connected to the entrance and no flood fill is needed. */
+static int unchanged_since_entrance(const cg__run *run, uint32_t x, uint32_t y)
 {
+    const cg_grid *g = run->grid, *c = run->connected;
+    return c && c->w == g->w && c->h == g->h && run->connected_x == x && run->connected_y == y &&
+           memcmp(c->mem, g->mem, g->stride * ((size_t)g->h + 2 * CG__PAD) * sizeof *g->mem) == 0;
+}
+
+/* The floor connected to the map's entrance marker. *have: there is one.
+ * *region: a new grid holding that floor, or NULL when it is all the floor
+ * of the map (or there is no entrance). *count: its cells. */
+static cg_status entrance_region(const cg__run *run, cg_grid **region, int *have, uint64_t *count)
+{
+    const cg_grid *g = run->grid;
     uint32_t x, y;
     *region = NULL;
     *count = 0;
-    if (!cg__find_mark(g, CG_MARK_ENTRANCE, &x, &y))
+    *have = cg__find_mark(g, CG_MARK_ENTRANCE, &x, &y);
+    if (!*have)
         return CG_OK;
+    if (unchanged_since_entrance(run, x, y)) {
+        *count = cg_grid_floor_count(g);
+        return CG_OK;
+    }
     cg_status st = cg__grid_new_like(region, g);
     if (st == CG_OK)
         st = cg__flood(g, x, y, *region, count);
@@ -418,11 +439,19 @@ cg_status cg__run_entrance(const cg__step *step, cg__run *run)
         return out_of_memory(step, run, st);
     }
     cg__grid_swap_cells(g, region);
-    cg_grid_free(region);
     cg__grid_prune_marks(g);
     cg_grid_clear_reach(g);
-    if ((st = cg_grid_set_marker(g, x, y, CG_MARK_ENTRANCE)) != CG_OK)
+    if ((st = cg_grid_set_marker(g, x, y, CG_MARK_ENTRANCE)) != CG_OK) {
+        cg_grid_free(region);
         return out_of_memory(step, run, st);
+    }
+    /* Keep these cells: `require`, `exit` and `poi` need the floor connected
+     * to the entrance, which is all of it until a step changes the map. */
+    memcpy(region->mem, g->mem, g->stride * ((size_t)g->h + 2 * CG__PAD) * sizeof *g->mem);
+    cg_grid_free(run->connected);
+    run->connected = region;
+    run->connected_x = x;
+    run->connected_y = y;
     run->have_entrance_angle = 1;
     run->entrance_angle = angle;
     return CG_OK;
@@ -444,10 +473,11 @@ cg_status cg__run_exit(const cg__step *step, cg__run *run)
      * the floor, but steps in between may have changed the map. */
     cg_grid *region = NULL;
     uint64_t count;
-    cg_status st = entrance_region(g, &region, &count);
+    int have_entrance;
+    cg_status st = entrance_region(run, &region, &have_entrance, &count);
     if (st != CG_OK)
         return out_of_memory(step, run, st);
-    int found = ray_cast(g, region, angle, &x, &y), have_entrance = region != NULL;
+    int found = ray_cast(g, region, angle, &x, &y);
     cg_grid_free(region);
     if (!found) {
         run->fail_score = 0;
@@ -486,8 +516,8 @@ cg_status cg__parse_poi(cg__step *step, const cg__args *a, cg_diag *diag)
  * point is checked against the 3x3 buckets around it only: any point closer
  * than `spacing` lies there. Open addressing over bucket coordinates. */
 typedef struct points {
-    uint64_t *xy;      /* packed cells */
-    uint32_t *next;    /* chain within a bucket; UINT32_MAX ends it */
+    uint64_t *xy;   /* packed cells */
+    uint32_t *next; /* chain within a bucket; UINT32_MAX ends it */
     uint32_t n;
     uint64_t *keys;    /* bucket key + 1; 0 = empty slot */
     uint32_t *heads;   /* first point of the slot's bucket */
@@ -594,8 +624,7 @@ static cg_status add_points(cg_grid *g, uint64_t *cells, size_t n)
 
 /* The candidate cells in scan order: floor in `from` (the entrance's region,
  * or the map) without a marker in g. */
-static cg_status list_candidates(const cg_grid *g, const cg_grid *from, uint64_t **out,
-                                 size_t *n)
+static cg_status list_candidates(const cg_grid *g, const cg_grid *from, uint64_t **out, size_t *n)
 {
     uint64_t floor = cg_grid_floor_count(from);
     *out = NULL;
@@ -648,8 +677,9 @@ cg_status cg__run_poi(const cg__step *step, cg__run *run)
     uint64_t *cells = NULL;
     size_t n = 0;
     uint64_t reached;
+    int have_entrance;
     points p = {0};
-    cg_status st = entrance_region(g, &region, &reached);
+    cg_status st = entrance_region(run, &region, &have_entrance, &reached);
     if (st == CG_OK)
         st = list_candidates(g, region ? region : g, &cells, &n);
     cg_grid_free(region);
@@ -687,8 +717,8 @@ cg_status cg__run_poi(const cg__step *step, cg__run *run)
     if (chosen < count) {
         points_free(&p);
         run->fail_score = chosen;
-        cg__diag(run->diag, step->line, step->column, "poi count=%u spacing=%u: only %u fit",
-                 count, (unsigned)spacing, chosen);
+        cg__diag(run->diag, step->line, step->column, "poi count=%u spacing=%u: only %u fit", count,
+                 (unsigned)spacing, chosen);
         return CG_EFAIL;
     }
     st = add_points(g, p.xy + first, chosen);
@@ -751,8 +781,8 @@ cg_status cg__run_require(const cg__step *step, cg__run *run)
     cg_grid *g = run->grid;
     cg_grid *region = NULL;
     uint64_t open = 0, regions;
-    cg_status st = entrance_region(g, &region, &open);
-    int have_entrance = region != NULL;
+    int have_entrance;
+    cg_status st = entrance_region(run, &region, &have_entrance, &open);
     if (st == CG_OK && !have_entrance)
         st = cg__floor_regions(g, &regions, &open);
     cg_grid_free(region);

@@ -577,37 +577,53 @@ cg_status cg__remove_small(cg_grid *g, int walls, uint64_t min)
     return remove_regions(g, walls, keep_min_size, min);
 }
 
+uint32_t cg__largest_root(const cg__labeller *lb, uint64_t *roots)
+{
+    /* On a tie the smaller label, which is the region whose first cell comes
+     * first in scan order (rows top to bottom, then x). */
+    uint32_t best = 0;
+    uint64_t best_size = 0, n = 0;
+    for (size_t l = 0; l < lb->n; l++) {
+        if (lb->parent[l] != l)
+            continue;
+        n++;
+        if (lb->size[l] > best_size) {
+            best_size = lb->size[l];
+            best = (uint32_t)l;
+        }
+    }
+    if (roots)
+        *roots = n;
+    return best;
+}
+
+cg_status cg__flip_regions_except(cg_grid *g, const cg__labeller *lb, uint32_t keep)
+{
+    span_stack stack = {0};
+    cg_status st = CG_OK;
+    for (size_t l = 0; l < lb->n && st == CG_OK; l++) {
+        if (lb->parent[l] != l || l == keep || (lb->walls && l == 0))
+            continue;
+        uint64_t at = lb->first[l];
+        st = flip_region(g, (uint32_t)at, (uint32_t)(at >> 32), lb->size[l], lb->walls, &stack);
+    }
+    free(stack.v);
+    return st;
+}
+
 cg_status cg__keep_largest_floor(cg_grid *g)
 {
     cg__labeller lb;
     cg_status st = cg__label(&lb, g, 0, NULL, NULL);
     if (st != CG_OK)
         return st;
-    /* The largest root; on a tie the smaller label, which is the region whose
-     * first cell comes first in scan order (rows top to bottom, then x). */
-    uint32_t best = 0;
-    uint64_t best_size = 0, roots = 0;
-    for (size_t l = 0; l < lb.n; l++) {
-        if (lb.parent[l] != l)
-            continue;
-        roots++;
-        if (lb.size[l] > best_size) {
-            best_size = lb.size[l];
-            best = (uint32_t)l;
-        }
-    }
-    /* Flip the others straight from this labelling. */
-    span_stack stack = {0};
-    for (size_t l = 0; l < lb.n && st == CG_OK && roots > 1; l++) {
-        if (lb.parent[l] != l || l == best)
-            continue;
-        uint64_t at = lb.first[l];
-        st = flip_region(g, (uint32_t)at, (uint32_t)(at >> 32), lb.size[l], 0, &stack);
-    }
-    free(stack.v);
-    cg__labeller_free(&lb);
-    if (roots > 1)
+    uint64_t roots;
+    uint32_t best = cg__largest_root(&lb, &roots);
+    if (roots > 1) {
+        st = cg__flip_regions_except(g, &lb, best);
         cg__grid_prune_marks(g);
+    }
+    cg__labeller_free(&lb);
     return st;
 }
 

@@ -50,9 +50,23 @@ size_t cg__row_runs(const cg_grid *g, int64_t y, int walls, cg__run_span *out);
 /* Sets (wall nonzero) or clears cells x0 .. x1-1 (x0 < x1) of a row. */
 void cg__set_span(uint64_t *row, uint32_t x0, uint32_t x1, int wall);
 
+/* The root of the largest region of a labelling (ties: the first in scan
+ * order); *roots (if not NULL) gets the number of regions. */
+uint32_t cg__largest_root(const cg__labeller *lb, uint64_t *roots);
+
+/* Flips every region of the labelling (made from g, unchanged since) but
+ * root keep to the other kind, by a flood fill over runs from each region's
+ * first cell: work in proportion to the flipped regions. Markers are left
+ * to the caller. */
+cg_status cg__flip_regions_except(cg_grid *g, const cg__labeller *lb, uint32_t keep);
+
 /* Regions of fewer than min cells become the other kind; for walls, only
  * regions that do not touch the map's edge. Floor markers on removed cells
  * are dropped. */
 cg_status cg__remove_small(cg_grid *g, int walls, uint64_t min);
+
+/* connect.c: carves corridors width cells wide until g has at most one floor
+ * region; *corridors (if not NULL) gets how many were carved. */
+cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors);
 
 #endif

@@ -222,5 +222,7 @@ const cg__step_def cg__step_defs[] = {
      cg__run_remove_walls},
     {"keep-largest", "keep-largest", 0, {NULL}, {NULL}, 0, 0, cg__parse_keep_largest,
      cg__run_keep_largest},
+    {"connect", "connect [width=1..16]", 0, {"width", NULL}, {NULL}, 0, 0, cg__parse_connect,
+     cg__run_connect},
 };
 const size_t cg__step_def_count = sizeof cg__step_defs / sizeof cg__step_defs[0];

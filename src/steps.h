@@ -87,6 +87,9 @@ typedef struct cg__run {
     /* Placement (place.c), reset for every attempt. */
     int have_entrance_angle; /* an `entrance` step ran: `exit` turns from its angle */
     uint32_t entrance_angle; /* 65536 units per turn */
+    cg_grid *connected;      /* the cells `entrance` left (owned): while the map still
+                              * equals them, all its floor is connected to the entrance */
+    uint32_t connected_x, connected_y; /* where that entrance is */
     uint64_t fail_score;     /* with CG_EFAIL: how close the attempt came (higher: closer) */
 } cg__run;
 

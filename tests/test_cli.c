@@ -532,7 +532,8 @@ static void stats_describe_the_written_map(void **state)
     assert_int_equal(a.outlen, 81 * 50);
     assert_true(strncmp(a.err, "size=80x50 floor=", 17) == 0);
     char floor_cells[64];
-    snprintf(floor_cells, sizeof floor_cells, "%% floor_cells=%zu regions=", count_char(a.out, '.'));
+    snprintf(floor_cells, sizeof floor_cells, "%% floor_cells=%zu regions=",
+             count_char(a.out, '.'));
     if (!strstr(a.err, floor_cells))
         fail_msg("stats %s lack '%s'", a.err, floor_cells);
     assert_non_null(strstr(a.err, " largest="));

@@ -278,7 +278,8 @@ static void each_cell_depends_only_on_its_block_and_position(void **state)
     uint8_t *crop = tu_alloc_cells(cw * k, ch * k);
     for (int y = 0; y < ch * k; y++)
         for (int x = 0; x < cw * k; x++)
-            crop[(size_t)y * (size_t)(cw * k) + (size_t)x] = cells[(size_t)y * (size_t)w + (size_t)x];
+            crop[(size_t)y * (size_t)(cw * k) + (size_t)x] =
+                cells[(size_t)y * (size_t)w + (size_t)x];
     cg_grid *cin = tu_grid_from_cells(crop, cw * k, ch * k);
     cg_grid *cout = downscale_input(cin, k, 99);
     for (int y = 0; y < ch; y++)

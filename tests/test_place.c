@@ -133,6 +133,17 @@ static void after_entrance_every_floor_cell_is_reachable_from_it(void **state)
                 assert_non_null(seen);
                 uint64_t reached = reach_from(g, m.x[m.entrance], m.y[m.entrance], seen);
                 assert_int_equal(reached, cg_grid_floor_count(g));
+                if (info.attempts == 1) {
+                    /* Exactly the entrance's region of the map before it:
+                     * nothing reachable was lost. */
+                    cg_grid *before = tu_run(bodies[b], seed, w, h, NULL);
+                    reach_from(before, m.x[m.entrance], m.y[m.entrance], seen);
+                    for (uint32_t y = 0; y < h; y++)
+                        for (uint32_t x = 0; x < w; x++)
+                            assert_int_equal(cg_grid_get(g, x, y),
+                                             seen[(size_t)y * w + x] ? CG_FLOOR : CG_WALL);
+                    cg_grid_free(before);
+                }
                 free(seen);
                 cg_grid_free(g);
             }
@@ -192,6 +203,65 @@ static void exit_and_points_are_reachable_and_spaced(void **state)
             }
     /* The maps of 30 cells a side or more nearly always succeed. */
     assert_true(ok * 10 >= total * 9);
+}
+
+static void steps_between_entrance_and_exit_do_not_break_reachability(void **state)
+{
+    (void)state;
+    /* Two rooms joined by a corridor through the centre cell (15,5); the
+     * `smooth 1` after `entrance` closes the corridor, so the other room is
+     * no longer reachable. `exit` (whose ray crosses both rooms), `poi` and
+     * `require` must look only at the entrance's room. */
+    const char *rows[] = {
+        "###############################",
+        "#............#####............#",
+        "#............#####............#",
+        "#............#####............#",
+        "#............#####............#",
+        "#.............................#",
+        "#............#####............#",
+        "#............#####............#",
+        "#............#####............#",
+        "#............#####............#",
+        "#............#####............#",
+        "###############################",
+    };
+    cg_grid *in = tu_grid_from_rows(rows, 12);
+    int other_side = 0, tested = 0;
+    for (uint64_t seed = 0; seed < 60; seed++) {
+        cg_grid *g = tu_run("entrance\nsmooth 1\nexit\npoi count=20 spacing=1\n"
+                            "require open>=10%",
+                            seed, 0, 0, in);
+        assert_int_equal(cg_grid_get(g, 15, 5), CG_WALL); /* the corridor is cut */
+        marks m = marks_of(g);
+        if (m.entrances == 0) { /* on a room's corner, which `smooth` walls up */
+            cg_grid_free(g);
+            continue;
+        }
+        tested++;
+        assert_int_equal(m.exits, 1);
+        uint8_t *seen = malloc(31 * 12);
+        assert_non_null(seen);
+        uint64_t reached = reach_from(g, m.x[m.entrance], m.y[m.entrance], seen);
+        other_side += reached < cg_grid_floor_count(g);
+        for (size_t i = 0; i < m.n; i++)
+            if (!seen[(size_t)m.y[i] * 31 + m.x[i]])
+                fail_msg("seed %llu: marker %d at (%u,%u) is not reachable from the entrance",
+                         (unsigned long long)seed, m.kind[i], m.x[i], m.y[i]);
+        free(seen);
+        cg_grid_free(g);
+    }
+    assert_int_equal(other_side, tested);
+    assert_true(tested >= 40);
+    /* 10% of 372 cells fits one room (about 110 cells); 35% would need both. */
+    cg_grid *g = NULL;
+    cg_run_info info;
+    cg_diag diag;
+    assert_int_equal(run_ex("entrance\nsmooth 1\nrequire open>=35%", 1, 0, 0, in, 3, &g,
+                            &info, &diag),
+                     CG_EFAIL);
+    assert_message(&diag, "from the entrance");
+    cg_grid_free(in);
 }
 
 static void entrance_and_exit_of_an_open_map_are_on_its_border_and_opposed(void **state)
@@ -607,6 +677,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(after_entrance_every_floor_cell_is_reachable_from_it),
         cmocka_unit_test(exit_and_points_are_reachable_and_spaced),
+        cmocka_unit_test(steps_between_entrance_and_exit_do_not_break_reachability),
         cmocka_unit_test(entrance_and_exit_of_an_open_map_are_on_its_border_and_opposed),
         cmocka_unit_test(a_lone_floor_cell_at_the_centre_is_always_found),
         cmocka_unit_test(entrance_fills_the_floor_it_does_not_reach),

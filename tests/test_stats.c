@@ -229,6 +229,50 @@ static void markers_are_listed_in_row_order(void **state)
     cg_grid_free(g);
 }
 
+/* The two game presets, judged by their figures over many seeds and sizes. */
+static void classic_and_level_presets_make_one_cave(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[][2] = {{80, 50}, {61, 33}, {130, 70}};
+    const char *names[] = {"classic", "level"};
+    for (size_t n = 0; n < 2; n++) {
+        size_t len = 0;
+        const char *text = cg_preset_builtin(names[n], &len);
+        assert_non_null(text);
+        cg_pipeline *p = NULL;
+        cg_diag diag = {0};
+        assert_int_equal(cg_pipeline_new(&p), CG_OK);
+        assert_int_equal(cg_pipeline_parse(p, text, len, &diag), CG_OK);
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+            for (uint64_t seed = 1; seed <= 15; seed++) {
+                uint32_t w = sizes[s][0], h = sizes[s][1];
+                cg_grid *g = NULL;
+                cg_run_info info;
+                cg_run_options opt = {seed, w, h, NULL, 0};
+                cg_status st = cg_pipeline_run_ex(p, &opt, &g, &info, &diag);
+                if (st != CG_OK)
+                    fail_msg("%s %ux%u seed %llu: %s", names[n], w, h,
+                             (unsigned long long)seed, diag.message);
+                cg_stats f = stats_of(g);
+                uint64_t cells = (uint64_t)w * h;
+                /* One cave, neither a speck nor an empty hall. */
+                assert_int_equal(f.regions, 1);
+                assert_true(f.floor * 100 >= cells * 25 && f.floor * 100 <= cells * 80);
+                if (n == 1) {
+                    assert_true(f.floor * 100 >= cells * 30); /* its require */
+                    assert_int_equal(f.points, 8);
+                    assert_true(f.path_length > 0);
+                    assert_true(info.attempts <= 20);
+                } else {
+                    assert_int_equal(info.attempts, 1);
+                    assert_int_equal(f.path_length, -1);
+                }
+                cg_grid_free(g);
+            }
+        cg_pipeline_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -236,6 +280,7 @@ int main(void)
         cmocka_unit_test(an_all_wall_map_has_no_floor_figures),
         cmocka_unit_test(figures_match_the_reference_on_random_maps),
         cmocka_unit_test(markers_are_listed_in_row_order),
+        cmocka_unit_test(classic_and_level_presets_make_one_cave),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

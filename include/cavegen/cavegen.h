@@ -161,8 +161,10 @@ int cg_pipeline_uses_seed(const cg_pipeline *pipeline);
 
 /* Runs the pipeline. If input is non-NULL, the run starts from a copy of it
  * (width and height are then ignored); otherwise from an all-wall grid of
- * width x height (0 means the pipeline's default size). On success *out is a
- * new grid the caller frees. */
+ * width x height (0 means the pipeline's default size), enlarged for any
+ * `downscale` steps. Failed requirements are retried as cg_pipeline_run_ex
+ * does, with CG_DEFAULT_ATTEMPTS. On success *out is a new grid the caller
+ * frees. */
 cg_status cg_pipeline_run(const cg_pipeline *pipeline, uint64_t seed, uint32_t width,
                           uint32_t height, const cg_grid *input, cg_grid **out, cg_diag *diag);
 
@@ -236,7 +238,11 @@ cg_status cg_read_ascii(const char *text, size_t len, cg_grid **out, cg_diag *di
 
 typedef enum cg_format {
     CG_FORMAT_ASCII = 0,
-    CG_FORMAT_PNG
+    CG_FORMAT_PNG,
+    CG_FORMAT_JSON, /* rows plus metadata (docs/formats.md) */
+    CG_FORMAT_TMX,  /* Tiled map, XML; see CG_TILESET_IMAGE */
+    CG_FORMAT_TMJ,  /* Tiled map, JSON; see CG_TILESET_IMAGE */
+    CG_FORMAT_PBM   /* netpbm P4 bitmap, black = wall, `scale` pixels per cell */
 } cg_format;
 
 /* Receives output bytes; returns 0 on success, nonzero to abort the write
@@ -252,6 +258,41 @@ typedef struct cg_write_options {
  * the grid and the options. */
 cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_write_fn write,
                    void *ctx, cg_diag *diag);
+
+/* What is known of how a map was made, recorded by the formats that hold
+ * metadata (JSON, TMX, TMJ). Zero-initialise, then fill in what is known. */
+typedef struct cg_map_info {
+    int has_seed;            /* nonzero: seed and run_seed are set */
+    uint64_t seed;           /* the seed the run was given */
+    uint64_t run_seed;       /* cg_run_info.seed: reproduces the map in one attempt */
+    uint32_t attempts;       /* cg_run_info.attempts; 0: unknown */
+    const char *preset_name; /* the preset's name or file, NUL-terminated; NULL: none */
+    const char *preset_text; /* the pipeline as preset text (need not be NUL-terminated);
+                              * NULL: unknown. Bytes that are not UTF-8 are written as U+FFFD */
+    size_t preset_text_len;
+} cg_map_info;
+
+/* cg_write, recording info (NULL: nothing known) in the formats that hold
+ * metadata. The bytes depend only on the grid, the options and info. */
+cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options,
+                      const cg_map_info *info, cg_write_fn write, void *ctx, cg_diag *diag);
+
+/* Format names: "ascii", "png", "json", "tmx", "tmj", "pbm". cg_format_name
+ * returns a static string, NULL for an unknown format. cg_format_from_name
+ * ignores ASCII case; CG_EINVAL for an unknown name. cg_format_from_path reads
+ * the extension of the path's last component (".txt" is ascii); CG_EINVAL,
+ * with *format unchanged, when it names no format. */
+const char *cg_format_name(cg_format format);
+cg_status cg_format_from_name(const char *name, cg_format *format);
+cg_status cg_format_from_path(const char *path, cg_format *format);
+
+/* Tiled maps (TMX, TMJ) embed their tileset, one CG_TILE_SIZE-pixel square
+ * tile per kind of cell, and reference its image by the relative path
+ * CG_TILESET_IMAGE: save that image beside the map. cg_write_tileset_image
+ * writes it (a PNG; the same bytes for every map). */
+#define CG_TILE_SIZE 16u
+#define CG_TILESET_IMAGE "cavegen-tiles.png"
+cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag);
 
 #ifdef __cplusplus
 }

@@ -161,8 +161,34 @@ static int load_map(const char *path, cg_grid **grid)
     return CLI_EXIT_FAILURE;
 }
 
+/* The pipeline as preset text and the preset's name, recorded in the
+ * metadata of JSON and Tiled maps (cg_map_info). */
+struct map_text {
+    const char *name;
+    char *text;
+    size_t len;
+};
+
+/* Appends len bytes of text, then a line break if it lacks one. Returns 0,
+ * or -1 when out of memory. */
+static int map_text_add(struct map_text *mt, const char *text, size_t len)
+{
+    size_t nl = len > 0 && text[len - 1] != '\n' ? 1 : 0;
+    if (len > SIZE_MAX - nl - mt->len)
+        return -1;
+    char *grown = realloc(mt->text, mt->len + len + nl + 1);
+    if (!grown)
+        return -1;
+    memcpy(grown + mt->len, text, len);
+    mt->len += len;
+    if (nl)
+        grown[mt->len++] = '\n';
+    mt->text = grown;
+    return 0;
+}
+
 /* The preset's steps, then (by the caller) the step options. */
-static int load_preset(cg_pipeline *pipeline, const struct cli_options *opt)
+static int load_preset(cg_pipeline *pipeline, const struct cli_options *opt, struct map_text *mt)
 {
     const char *name = opt->preset_name;
     const char *text = opt->preset_builtin;
@@ -188,7 +214,10 @@ static int load_preset(cg_pipeline *pipeline, const struct cli_options *opt)
         return CLI_EXIT_OK;
 
     cg_status st = cg_pipeline_parse(pipeline, text, len, &diag);
+    if (st == CG_OK && map_text_add(mt, text, len) != 0)
+        st = CG_ENOMEM;
     free(file_text);
+    mt->name = name;
     if (st == CG_OK)
         return CLI_EXIT_OK;
     if (st == CG_ENOMEM)
@@ -336,6 +365,82 @@ static int show_preset(const char *name)
     return cli_close_stdout();
 }
 
+/* ------------------------------------------------ metadata and tilesets */
+
+/* A cg_write_fn into an open output's stream; records errno as output.c's
+ * own callback does. */
+static int write_stream(void *ctx, const void *data, size_t len)
+{
+    struct cli_output *out = ctx;
+
+    errno = 0;
+    if (len > 0 && fwrite(data, 1, len, out->fp) != len) {
+        out->err = errno ? errno : EIO;
+        return 1;
+    }
+    return 0;
+}
+
+/* Reports a failed cg_write_ex or cg_write_tileset_image into out, which is
+ * aborted. Returns CLI_EXIT_FAILURE. */
+static int write_failed(struct cli_output *out, cg_status st, const cg_diag *diag)
+{
+    const char *path = out->path;
+    int err = st == CG_EIO ? out->err : 0;
+    const char *why = err ? strerror(err) : diag->message[0] ? diag->message : cg_strerror(st);
+
+    cli_output_abort(out);
+    if (!path && err == EPIPE) /* the reader left: not worth a message */
+        return CLI_EXIT_FAILURE;
+    if (path)
+        cli_error("cannot write '%s': %s", path, why);
+    else
+        cli_error("cannot write to standard output: %s", why);
+    return CLI_EXIT_FAILURE;
+}
+
+/* cli_output_write, with what is known of how the map was made. */
+static int write_map(struct cli_output *out, const cg_grid *map, const cg_write_options *options,
+                     const cg_map_info *info)
+{
+    cg_diag diag = {0};
+    cg_status st = cg_write_ex(map, options, info, write_stream, out, &diag);
+
+    return st == CG_OK ? CLI_EXIT_OK : write_failed(out, st, &diag);
+}
+
+/* A Tiled map written to a file references the tileset image
+ * CG_TILESET_IMAGE beside it (docs/formats.md): write it there, atomically,
+ * unless a file of that name exists - the image is the same for every map,
+ * so a batch writes it once, and one a user has redrawn is kept. A map
+ * written to a device or a pipe has no folder to put it in. */
+static int write_tileset(const char *map_path)
+{
+    struct stat st;
+    struct cli_output out;
+    cg_diag diag = {0};
+
+    if (stat(map_path, &st) != 0 || !S_ISREG(st.st_mode))
+        return CLI_EXIT_OK;
+    const char *slash = strrchr(map_path, '/');
+    size_t dirlen = slash ? (size_t)(slash - map_path) + 1 : 0;
+    char *path = malloc(dirlen + sizeof CG_TILESET_IMAGE);
+    if (!path) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    memcpy(path, map_path, dirlen);
+    memcpy(path + dirlen, CG_TILESET_IMAGE, sizeof CG_TILESET_IMAGE);
+
+    int rc = CLI_EXIT_OK;
+    if (lstat(path, &st) != 0 && (rc = cli_output_open(&out, path)) == CLI_EXIT_OK) {
+        cg_status s = cg_write_tileset_image(write_stream, &out, &diag);
+        rc = s == CG_OK ? cli_output_commit(&out) : write_failed(&out, s, &diag);
+    }
+    free(path);
+    return rc;
+}
+
 static int run(const struct cli_options *opt)
 {
     cg_pipeline *pipeline = NULL;
@@ -347,14 +452,22 @@ static int run(const struct cli_options *opt)
     cg_diag diag = {0};
     cg_status st;
     int rc;
+    struct map_text mt = {NULL, NULL, 0};
 
     if (cg_pipeline_new(&pipeline) != CG_OK) {
         cli_error("out of memory");
         return CLI_EXIT_FAILURE;
     }
-    if ((rc = load_preset(pipeline, opt)) != CLI_EXIT_OK ||
+    if ((rc = load_preset(pipeline, opt, &mt)) != CLI_EXIT_OK ||
         (rc = cli_append_steps(pipeline, opt)) != CLI_EXIT_OK)
         goto done;
+    for (size_t i = 0; i < opt->nsteps; i++) {
+        if (map_text_add(&mt, opt->steps[i].line, strlen(opt->steps[i].line)) != 0) {
+            cli_error("out of memory");
+            rc = CLI_EXIT_FAILURE;
+            goto done;
+        }
+    }
 
     if (opt->input) {
         if ((rc = load_map(opt->input, &input)) != CLI_EXIT_OK)
@@ -406,8 +519,13 @@ static int run(const struct cli_options *opt)
     input = NULL;
 
     cg_write_options wopt = {opt->format, opt->scale};
-    if ((rc = cli_output_write(&out, map, &wopt)) == CLI_EXIT_OK)
+    cg_map_info minfo = {opt->have_seed || cg_pipeline_uses_seed(pipeline), seed, info.seed,
+                         info.attempts, mt.name, mt.text, mt.len};
+    if ((rc = write_map(&out, map, &wopt, &minfo)) == CLI_EXIT_OK)
         rc = cli_output_commit(&out);
+    if (rc == CLI_EXIT_OK && opt->output &&
+        (opt->format == CG_FORMAT_TMX || opt->format == CG_FORMAT_TMJ))
+        rc = write_tileset(opt->output);
     if (rc == CLI_EXIT_OK && opt->stats != CLI_STATS_NONE)
         rc = print_stats(map, opt->stats, &info, seed);
 
@@ -417,6 +535,7 @@ done:
     cg_grid_free(map);
     cg_grid_free(input);
     cg_pipeline_free(pipeline);
+    free(mt.text);
     return rc;
 }
 

@@ -66,7 +66,8 @@ void cli_print_help(FILE *fp)
     fprintf(fp,
             "Usage: cavegen [OPTION]...\n"
             "Generate a cave map from a pipeline of steps (a preset, plus steps given as\n"
-            "options), or run steps on an ASCII map, and write it as ASCII or PNG.\n"
+            "options), or run steps on an ASCII map, and write it as ASCII, PNG, JSON,\n"
+            "a Tiled map (TMX, TMJ) or a PBM bitmap.\n"
             "\n"
             "Pipeline:\n"
             "  -p, --preset NAME|FILE  start from a built-in preset (see --list-presets)\n"
@@ -89,9 +90,12 @@ void cli_print_help(FILE *fp)
             "\n"
             "Output:\n"
             "  -o, --output FILE|-     write to FILE; default: stdout ('-')\n"
-            "  -f, --format ascii|png  default: from FILE's extension (.png: PNG, anything\n"
-            "                          else: ASCII); stdout: ASCII\n"
-            "      --scale N           PNG pixels per cell, 1..%u; default: %u\n"
+            "  -f, --format FORMAT     ascii, png, json, tmx, tmj or pbm; default: from\n"
+            "                          FILE's extension (.png, .json, .tmx, .tmj, .pbm;\n"
+            "                          anything else: ascii); stdout: ascii. A tmx or tmj\n"
+            "                          FILE gets the tileset image " CG_TILESET_IMAGE "\n"
+            "                          beside it, unless one is there already\n"
+            "      --scale N           PNG and PBM pixels per cell, 1..%u; default: %u\n"
             "      --stats[=FORMAT]    after writing, print figures about the map on stderr:\n"
             "                          FORMAT 'text' (default: one line of key=value) or\n"
             "                          'json' (one JSON object)\n"
@@ -379,12 +383,9 @@ static int resolve_preset(struct cli_options *opt)
  * file's name, not an extension. */
 static cg_format format_from_path(const char *path)
 {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    const char *dot = strrchr(base, '.');
-    if (dot && dot != base && equal_nocase(dot, ".png"))
-        return CG_FORMAT_PNG;
-    return CG_FORMAT_ASCII;
+    cg_format format = CG_FORMAT_ASCII;
+    cg_format_from_path(path, &format); /* the library's table; unknown: ASCII */
+    return format;
 }
 
 /* --stats[=text|json]: the value must be attached (GNU optional arguments). */
@@ -403,15 +404,11 @@ static int parse_stats(const char *arg, enum cli_stats *stats)
 
 static int parse_format(const char *arg, cg_format *format)
 {
-    if (equal_nocase(arg, "ascii")) {
-        *format = CG_FORMAT_ASCII;
+    if (cg_format_from_name(arg, format) == CG_OK)
         return CLI_EXIT_OK;
-    }
-    if (equal_nocase(arg, "png")) {
-        *format = CG_FORMAT_PNG;
-        return CLI_EXIT_OK;
-    }
-    return cli_usage_error("--format: unknown format '%s' (expected ascii or png)", arg);
+    return cli_usage_error("--format: unknown format '%s' (expected ascii, png, json, tmx, tmj "
+                           "or pbm)",
+                           arg);
 }
 
 /* The name of the option getopt stopped at, for messages. */
@@ -572,9 +569,11 @@ int cli_parse_options(struct cli_options *opt, int argc, char **argv)
 
     if (!have_format)
         opt->format = opt->output ? format_from_path(opt->output) : CG_FORMAT_ASCII;
-    if (!opt->output && opt->format == CG_FORMAT_PNG && isatty(STDOUT_FILENO))
-        return cli_usage_error("refusing to write binary PNG to a terminal (use -o FILE or a "
-                               "pipe)");
+    if (!opt->output && (opt->format == CG_FORMAT_PNG || opt->format == CG_FORMAT_PBM) &&
+        isatty(STDOUT_FILENO))
+        return cli_usage_error("refusing to write binary %s to a terminal (use -o FILE or a "
+                               "pipe)",
+                               opt->format == CG_FORMAT_PNG ? "PNG" : "PBM");
 
     if (opt->preset_name && (rc = resolve_preset(opt)) != CLI_EXIT_OK)
         return rc;

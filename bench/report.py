@@ -1,0 +1,323 @@
+#!/usr/bin/python3
+"""report.py - runs every benchmark case and prints one table (bench/run
+calls it after building; see docs/PERFORMANCE.md).
+
+Each figure is the median of several runs; each ratio is against a peer
+measured in this same run, because the machine is shared and noisy and only
+ratios taken together mean anything. Peers that cannot run show as
+"missing"; steps not implemented yet show as "not yet implemented".
+Standard library only, so it runs even where numpy is missing."""
+import argparse
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+
+def log(msg):
+    print(f"bench/run: {msg}", file=sys.stderr, flush=True)
+
+
+def run_cases(cmd, results, timeout=900):
+    """Runs a driver printing 'case<TAB>median<TAB>units<TAB>unit<TAB>note'."""
+    log(" ".join(os.path.basename(c) if i == 0 else c for i, c in enumerate(cmd))[:150])
+    try:
+        out = subprocess.run(cmd, check=False, capture_output=True, text=True, timeout=timeout,
+                             cwd=HERE)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        log(f"  failed: {e}")
+        return
+    if out.returncode != 0:
+        log(f"  exit {out.returncode}: {out.stderr.strip()[:300]}")
+    for line in out.stdout.splitlines():
+        if line.startswith("#"):
+            k, _, v = line[1:].partition("\t")
+            results.setdefault("#" + k, []).append(v)
+            continue
+        f = line.split("\t")
+        if len(f) < 4:
+            continue
+        try:
+            med = float(f[1])
+        except ValueError:
+            med = f[1]  # "nyi", "missing", "error"
+        results[f[0]] = {"t": med, "units": float(f[2]), "unit": f[3],
+                         "note": f[4] if len(f) > 4 else ""}
+
+
+def time_process(name, argv, runs, results, units, unit, stdout=subprocess.DEVNULL, note=""):
+    """Median wall time of whole-process runs of argv."""
+    log(f"{name}: {runs} x {' '.join(argv)[:120]}")
+    ts = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        try:
+            r = subprocess.run(argv, stdout=stdout, stderr=subprocess.PIPE, check=False)
+        except OSError as e:
+            results[name] = {"t": "missing", "units": 0, "unit": "-", "note": str(e)}
+            return
+        ts.append(time.perf_counter() - t0)
+        if r.returncode != 0:
+            msg = r.stderr.decode(errors="replace").strip().splitlines()
+            results[name] = {"t": "missing" if "No module" in " ".join(msg) else "error",
+                             "units": 0, "unit": "-", "note": (msg or ["?"])[-1][:100]}
+            return
+    results[name] = {"t": statistics.median(ts), "units": units, "unit": unit, "note": note}
+
+
+def time_loop(name, argvs, runs, results, units, unit, note=""):
+    """Median wall time of running every argv in argvs in sequence, into one
+    output stream."""
+    log(f"{name}: {runs} x {len(argvs)} processes")
+    ts = []
+    with open(os.devnull, "wb") as sink:
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            for a in argvs:
+                r = subprocess.run(a, stdout=sink, stderr=subprocess.DEVNULL, check=False)
+                if r.returncode != 0:
+                    results[name] = {"t": "error", "units": 0, "unit": "-", "note": " ".join(a)}
+                    return
+            ts.append(time.perf_counter() - t0)
+    results[name] = {"t": statistics.median(ts), "units": units, "unit": unit, "note": note}
+
+
+# ---------------------------------------------------------------- formatting
+
+def rate(r):
+    """Units per second, or None."""
+    if not r or not isinstance(r["t"], float) or r["t"] <= 0:
+        return None
+    return r["units"] / r["t"]
+
+
+def status_text(r):
+    if r is None:
+        return "not run"
+    if r["t"] == "nyi":
+        return "not yet implemented"
+    return r["t"] if isinstance(r["t"], str) else None
+
+
+def fmt_rate(r):
+    s = status_text(r)
+    if s:
+        return s
+    v = rate(r)
+    unit = {"cells": "cells/s", "maps": "maps/s"}.get(r["unit"], r["unit"] + "/s")
+    return f"{v:.3g} {unit}"
+
+
+def fmt_time(r):
+    s = status_text(r)
+    if s:
+        return s
+    t = r["t"]
+    return f"{t * 1e3:.3g} ms" if t < 1 else f"{t:.3g} s"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--reps", type=int, default=5)
+    a = ap.parse_args()
+    reps = max(1, a.reps)
+    bench = os.path.join(a.build, "bench", "cavegen_bench")
+    cli = os.path.join(a.build, "cavegen")
+    res = {}
+    tmp = tempfile.mkdtemp(prefix="cavegen-bench-")
+    mapfile = os.path.join(tmp, "type2-4096.map")
+    try:
+        started = time.perf_counter()
+        run_cases([bench, "-r", str(reps), "-m", mapfile], res)
+        run_cases([PY, os.path.join(HERE, "numpy_cave.py"), "-r", str(reps), "-m", mapfile,
+                   "np_gen52_4096", "np_gen5m1_4096", "np_gen52_1000", "np_gen5m1_1000",
+                   "np_fill_4096", "scipy_remove_floor_4096", "scipy_label_4096"], res)
+        node = shutil.which("node") or shutil.which("nodejs")
+        rot = ["rot_gen_1000", "rot_gen_4096", "rot_connect_400"]
+        if node:
+            run_cases([node, os.path.join(HERE, "rotjs_cellular.js"), "-r", "3"] + rot, res)
+        else:
+            for c in rot:
+                res[c] = {"t": "missing", "units": 0, "unit": "-", "note": "no node"}
+
+        # Whole processes.
+        png = os.path.join(tmp, "cave.png")
+        time_process("cli_png_4096", [cli, "--preset", "type2", "-W", "4096", "-H", "4096",
+                                      "-s", "1", "-o", png], reps, res, 1, "runs")
+        time_process("np_pil_png_4096", [PY, os.path.join(HERE, "numpy_pil_job.py"), "png",
+                                         "4096", os.path.join(tmp, "np.png")],
+                     min(reps, 3), res, 1, "runs")
+        helptext = subprocess.run([cli, "--help"], capture_output=True, text=True).stdout
+        nbatch = 200
+        if "--count" in helptext:
+            time_process("cli_batch_80x50", [cli, "--preset", "type2", "-s", "1", "-n", "20000",
+                                             "-o", "-"], reps, res, 20000, "maps",
+                         note="one process, -n 20000")
+        else:
+            time_loop("cli_batch_80x50",
+                      [[cli, "--preset", "type2", "-s", str(i)] for i in range(nbatch)],
+                      min(reps, 3), res, nbatch, "maps",
+                      note=f"a loop of {nbatch} single runs: the CLI has no -n yet")
+        time_process("np_batch_80x50", [PY, os.path.join(HERE, "numpy_pil_job.py"), "batch",
+                                        "2000"], min(reps, 3), res, 2000, "maps")
+        elapsed = time.perf_counter() - started
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    print_table(res, reps, elapsed)
+
+
+def cpu_model():
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        m = re.search(r"Model name:\s*(.+)", out)
+        return m.group(1).strip() if m else platform.processor()
+    except OSError:
+        return platform.processor()
+
+
+def compiler(build):
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            cache = f.read()
+        cc = re.search(r"CMAKE_C_COMPILER:\w+=(.+)", cache).group(1)
+        return subprocess.run([cc, "--version"], capture_output=True,
+                              text=True).stdout.splitlines()[0]
+    except (OSError, AttributeError, IndexError):
+        return "?"
+
+
+def print_table(res, reps, elapsed):
+    build = sys.argv[sys.argv.index("--build") + 1]
+    rows = []
+
+    def ratio_row(what, ours, peer_key, peer_name, target=None, target_is_ratio=True):
+        o, p = res.get(ours), res.get(peer_key)
+        ro, rp = rate(o), rate(p)
+        if ro and rp:
+            ratio = ro / rp
+            rtxt = f"{ratio:,.1f}x"
+        else:
+            ratio = None
+            rtxt = "-"
+        status = ""
+        if target is not None:
+            if ratio is None:
+                status = "n/a"
+            else:
+                status = "met" if ratio >= target else "NOT met"
+        rows.append((what, fmt_rate(o), peer_name, fmt_rate(p), rtxt,
+                     f">= {target:g}x" if target is not None else "", status))
+
+    def abs_row(what, ours, target=None, kind="rate", note=""):
+        o = res.get(ours)
+        status, ttxt = "", ""
+        if target is not None:
+            if kind == "rate":
+                ttxt = f">= {target:.3g}/s"
+                v = rate(o)
+                status = "n/a" if v is None else ("met" if v >= target else "NOT met")
+            else:
+                ttxt = f"<= {target * 1e3:g} ms"
+                t = o["t"] if o and isinstance(o["t"], float) else None
+                status = "n/a" if t is None else ("met" if t <= target else "NOT met")
+        shown = fmt_rate(o) if kind == "rate" else fmt_time(o)
+        if kind == "rate" and o and isinstance(o["t"], float) and o["unit"] == "cells":
+            shown += f" ({o['t'] * 1e3:.3g} ms)"
+        rows.append((what, shown, note, "", "", ttxt, status))
+
+    S = "4096²"
+    abs_row(f"r1/r2 (5,2) step, {S}", "gen52_4096", 1.5e10)
+    ratio_row("  vs numpy seed-000 slices (uint8)", "gen52_4096", "np_gen52_4096", "numpy", 35)
+    ratio_row("  vs naive C (int, bounds-checked)", "gen52_4096", "naive_gen52_4096", "naive C",
+              600)
+    ratio_row("  vs scalar oracle (tests/oracle.c)", "gen52_4096", "oracle_gen52_4096", "oracle")
+    abs_row(f"r1/r2 (5,-1) step, {S}", "gen5m1_4096", 1.5e10)
+    ratio_row("  vs numpy (v1 only)", "gen5m1_4096", "np_gen5m1_4096", "numpy", 35)
+    ratio_row("  vs naive C", "gen5m1_4096", "naive_gen5m1_4096", "naive C", 600)
+    ratio_row("  vs rot.js Map.Cellular (4-5 rule)", "gen5m1_4096", "rot_gen_4096", "rot.js",
+              1000)
+    ratio_row("  vs scalar oracle", "gen5m1_4096", "oracle_gen5m1_4096", "oracle")
+    abs_row(f"r1/r2 (5,2) self=no, {S}", "gen52noself_4096", 1.5e10)
+    abs_row("r1/r2 (5,2) step, 1000²", "gen52_1000")
+    ratio_row("  vs numpy", "gen52_1000", "np_gen52_1000", "numpy", 35)
+    ratio_row("  vs naive C", "gen52_1000", "naive_gen52_1000", "naive C", 600)
+    abs_row("r1/r2 (5,-1) step, 1000²", "gen5m1_1000")
+    ratio_row("  vs numpy (v1 only)", "gen5m1_1000", "np_gen5m1_1000", "numpy", 35)
+    ratio_row("  vs naive C", "gen5m1_1000", "naive_gen5m1_1000", "naive C", 600)
+    ratio_row("  vs rot.js Map.Cellular", "gen5m1_1000", "rot_gen_1000", "rot.js", 1000)
+    ratio_row(f"smooth 5, {S}", "smooth_4096", "oracle_smooth_4096", "oracle")
+    ratio_row(f"rule floor=5..8, {S}", "rule_4096", "oracle_rule_4096", "oracle")
+    ratio_row(f"fill 45, {S}", "fill_4096", "np_fill_4096", "numpy randint<45")
+    for p in ("scalar", "vector", "avx2", "avx512"):
+        if f"path_gen52_{p}" in res:
+            ratio_row(f"  (5,2) step, {p} path forced", f"path_gen52_{p}", "path_gen52_scalar",
+                      "scalar path")
+    for p in ("scalar", "vector", "avx2", "avx512"):
+        if f"path_fill_{p}" in res:
+            ratio_row(f"  fill, {p} path forced", f"path_fill_{p}", "path_fill_scalar",
+                      "scalar path")
+    abs_row(f"remove-floor min=50, {S}", "remove_floor_4096", 1e9)
+    ratio_row("  vs scipy.ndimage.label + bincount", "remove_floor_4096",
+              "scipy_remove_floor_4096", "scipy", 10)
+    abs_row(f"remove-walls min=50, {S}", "remove_walls_4096", 1e9)
+    abs_row(f"keep-largest, {S}", "keep_largest_4096", 1e9)
+    abs_row(f"connect, {S}", "connect_4096", 0.1, kind="time")
+    ratio_row("connect, 400²", "connect_400", "rot_connect_400", "rot.js connect()")
+    abs_row(f"reach, full map, {S}", "reach_full_4096", 1e8)
+    abs_row(f"reach, moves=20, {S}", "reach_small_4096", kind="time",
+            note="cost ~ area reached")
+    abs_row(f"(pipeline copy + scratch, {S})", "pipeline_overhead_4096", kind="time",
+            note="included in the step rows")
+    ratio_row(f"PNG write, {S} at scale 4", "png_4096", "libpng_default_4096",
+              "libpng defaults")
+    abs_row(f"ASCII write, {S}", "ascii_4096")
+    cli = res.get("cli_png_4096")
+    peer = res.get("np_pil_png_4096")
+    t_ok = cli and isinstance(cli["t"], float)
+    p_ok = peer and isinstance(peer["t"], float)
+    rows.append((f"cavegen type2 {S} -o cave.png (process)", fmt_time(cli), "numpy + PIL",
+                 fmt_time(peer), f"{peer['t'] / cli['t']:,.1f}x" if t_ok and p_ok else "-",
+                 "<= 80 ms", "n/a" if not t_ok else ("met" if cli["t"] <= 0.08 else "NOT met")))
+    b = res.get("cli_batch_80x50")
+    ratio_row("batch of 80x50 type2, cavegen CLI", "cli_batch_80x50", "np_batch_80x50",
+              "numpy (1 process)", None)
+    rows[-1] = rows[-1][:5] + (">= 50000/s", "n/a" if not rate(b) else
+                               ("met" if rate(b) >= 50000 else "NOT met"))
+    lib = res.get("batch_80x50")
+    rows.append(("  same, in-process library (what -n would do)", fmt_rate(lib), "", "", "",
+                 ">= 50000/s", "n/a" if not rate(lib) else
+                 ("met" if rate(lib) >= 50000 else "NOT met")))
+
+    print()
+    print(f"cavegen benchmark: {cpu_model()}, {os.cpu_count()} CPUs; {compiler(build)}; "
+          f"kernel path {', '.join(res.get('#path', ['?']))} "
+          f"(available: {', '.join(res.get('#available', []))}); "
+          f"medians of {reps} runs (3 for the slow peers); {elapsed:.0f} s")
+    print()
+    head = ("case", "cavegen", "peer", "peer figure", "ratio", "SPEC §9 target", "met?")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+    notes = [f"{k}: {v['note']}" for k, v in sorted(res.items())
+             if not k.startswith("#") and isinstance(v.get("t"), str) and v.get("note")]
+    if b and b.get("note"):
+        notes.append(f"cli_batch_80x50: {b['note']}")
+    if notes:
+        print()
+        for n in notes:
+            print(f"- {n}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,404 @@
+/* test_connect.c - `connect [width=W]` (seed 002, SPEC 3): on many random
+ * maps of awkward sizes and every width, exactly one floor region remains,
+ * no floor is lost, every carved cell belongs to a passage (4-connected to
+ * the old floor, W cells thick off the map's ring), and the corridors are no
+ * longer in total than a minimum spanning tree over the regions' true
+ * closest distances (a brute-force oracle). Plus hand-computed cases. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "oracle.h"
+#include "testutil.h"
+#include "region_oracle.h"
+
+/* Internal (src/regions.h): the step's body, which also counts corridors. */
+cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors);
+
+static const int sizes[][2] = {
+    {1, 1},   {1, 2},   {2, 1},   {1, 77},  {77, 1},  {2, 2},   {3, 3},  {5, 7},
+    {63, 9},  {64, 9},  {65, 9},  {127, 5}, {129, 6}, {63, 63}, {64, 64}, {65, 65},
+    {130, 31}, {300, 200},
+};
+#define NSIZES (sizeof sizes / sizeof sizes[0])
+
+static uint8_t *random_map(int w, int h, uint64_t *state, int variant)
+{
+    static const double density[] = {0.5, 0.7, 0.85, 0.45, 0.55, 0.95};
+    uint8_t *cells = tu_alloc_cells(w, h);
+    tu_random_cells(cells, w, h, density[variant % 6], state);
+    if (variant % 6 >= 3)
+        assert_int_equal(oracle_smooths(cells, w, h, 2, 5), 0);
+    return cells;
+}
+
+static cg_grid *run_connect(const uint8_t *cells, int w, int h, int width)
+{
+    char step[32];
+    snprintf(step, sizeof step, "connect width=%d", width);
+    cg_grid *in = tu_grid_from_cells(cells, w, h);
+    cg_grid *out = tu_run(step, 0, 0, 0, in);
+    cg_grid_free(in);
+    return out;
+}
+
+/* The invariants of one run; returns the number of carved cells. */
+static int64_t check_connected(const uint8_t *before, const uint8_t *after, int w, int h,
+                               int width, const char *what)
+{
+    size_t n = (size_t)w * (size_t)h;
+    int64_t largest, carved = 0, had_floor = 0;
+    int regions = ro_floor_regions(after, w, h, &largest);
+    for (size_t i = 0; i < n; i++) {
+        had_floor += before[i] == 0;
+        if (before[i] == 0 && after[i] != 0) {
+            print_error("%s: floor cell (%d,%d) became wall\n", what, (int)(i % (size_t)w),
+                        (int)(i / (size_t)w));
+            fail();
+        }
+        carved += before[i] == 1 && after[i] == 0;
+    }
+    if (regions != (had_floor ? 1 : 0)) {
+        print_error("%s: %d floor regions after connect\n", what, regions);
+        fail();
+    }
+    if (!had_floor)
+        assert_int_equal(carved, 0);
+    /* Every piece of carved passage (a 4-connected set of new floor) touches
+     * the old floor: nothing floats. */
+    uint8_t *mask = tu_alloc_cells(w, h);
+    for (size_t i = 0; i < n; i++)
+        mask[i] = before[i] == 1 && after[i] == 0 ? 0 : 1;
+    ro_regions pieces = ro_label(mask, w, h, 0);
+    uint8_t *touches = calloc((size_t)pieces.n + 1, 1);
+    assert_non_null(touches);
+    static const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            int p = pieces.lab[(size_t)y * (size_t)w + (size_t)x];
+            for (int d = 0; p && d < 4; d++) {
+                int nx = x + dx[d], ny = y + dy[d];
+                if (nx >= 0 && ny >= 0 && nx < w && ny < h &&
+                    before[(size_t)ny * (size_t)w + (size_t)nx] == 0)
+                    touches[p] = 1;
+            }
+        }
+    for (int p = 1; p <= pieces.n; p++)
+        assert_true(touches[p]);
+    free(touches);
+    ro_free(&pieces);
+    free(mask);
+    /* A passage, not a crack: off the outer ring, every carved cell lies in
+     * a width x width square of floor (when the map has room for one). */
+    if (width >= 2 && w >= width + 2 && h >= width + 2) {
+        for (int y = 1; y + 1 < h; y++)
+            for (int x = 1; x + 1 < w; x++) {
+                size_t i = (size_t)y * (size_t)w + (size_t)x;
+                if (!(before[i] == 1 && after[i] == 0))
+                    continue;
+                int found = 0;
+                for (int sy = y - width + 1; sy <= y && !found; sy++)
+                    for (int sx = x - width + 1; sx <= x && !found; sx++) {
+                        if (sx < 0 || sy < 0 || sx + width > w || sy + width > h)
+                            continue;
+                        int all = 1;
+                        for (int yy = sy; yy < sy + width && all; yy++)
+                            for (int xx = sx; xx < sx + width && all; xx++)
+                                all = after[(size_t)yy * (size_t)w + (size_t)xx] == 0;
+                        found = all;
+                    }
+                if (!found) {
+                    print_error("%s: carved cell (%d,%d) is not in a %dx%d floor square\n", what,
+                                x, y, width, width);
+                    fail();
+                }
+            }
+    }
+    return carved;
+}
+
+static void after_connect_one_region_remains_and_no_floor_is_lost(void **state)
+{
+    (void)state;
+    uint64_t rng = 0xc0ec7;
+    static const int widths[] = {1, 2, 3, 5};
+    for (size_t s = 0; s < NSIZES; s++) {
+        int w = sizes[s][0], h = sizes[s][1];
+        int rounds = w * h > 20000 ? 2 : 6;
+        for (int v = 0; v < rounds; v++) {
+            uint8_t *cells = random_map(w, h, &rng, v);
+            for (size_t k = 0; k < sizeof widths / sizeof widths[0]; k++) {
+                cg_grid *out = run_connect(cells, w, h, widths[k]);
+                uint8_t *after = tu_cells_from_grid(out);
+                char what[96];
+                snprintf(what, sizeof what, "connect width=%d on %dx%d (variant %d)", widths[k],
+                         w, h, v);
+                check_connected(cells, after, w, h, widths[k], what);
+                free(after);
+                cg_grid_free(out);
+            }
+            free(cells);
+        }
+    }
+}
+
+static void connect_after_a_cave_pipeline_leaves_one_region(void **state)
+{
+    (void)state;
+    uint64_t rng = 5;
+    for (int seed = 0; seed < 16; seed++) {
+        int w = tu_range(&rng, 20, 220), h = tu_range(&rng, 10, 120);
+        static const char *const pre[] = {
+            "fill 45\ngenerations 5 r1=5 r2=-1\ngenerations 1 r1=5 r2=0\n",
+            "fill 55\nsmooth 4\n",
+            "fill 62\ngenerations 3 r1=5 r2=-1\n",
+        };
+        const char *p = pre[seed % 3];
+        char text[200];
+        snprintf(text, sizeof text, "%sconnect\n", p);
+        cg_grid *before = tu_run(p, (uint64_t)seed, (uint32_t)w, (uint32_t)h, NULL);
+        cg_grid *after = tu_run(text, (uint64_t)seed, (uint32_t)w, (uint32_t)h, NULL);
+        uint8_t *b = tu_cells_from_grid(before), *a = tu_cells_from_grid(after);
+        check_connected(b, a, w, h, 2, p);
+        /* Same seed, same map. */
+        cg_grid *again = tu_run(text, (uint64_t)seed, (uint32_t)w, (uint32_t)h, NULL);
+        assert_true(tu_grids_equal(after, again));
+        cg_grid_free(again);
+        free(a);
+        free(b);
+        cg_grid_free(before);
+        cg_grid_free(after);
+    }
+}
+
+/* Brute force: the minimum spanning tree over regions, weighted by the
+ * smallest city-block distance between their cells; returns its weight. */
+static int64_t mst_cells(const uint8_t *cells, int w, int h)
+{
+    ro_regions r = ro_label(cells, w, h, 0);
+    int n = r.n;
+    if (n <= 1) {
+        ro_free(&r);
+        return 0;
+    }
+    int64_t *dist = malloc((size_t)n * (size_t)n * sizeof *dist);
+    assert_non_null(dist);
+    for (int i = 0; i < n * n; i++)
+        dist[i] = INT64_MAX;
+    size_t cells_n = (size_t)w * (size_t)h;
+    for (size_t i = 0; i < cells_n; i++) {
+        if (!r.lab[i])
+            continue;
+        int xi = (int)(i % (size_t)w), yi = (int)(i / (size_t)w);
+        for (size_t j = i + 1; j < cells_n; j++) {
+            if (!r.lab[j] || r.lab[j] == r.lab[i])
+                continue;
+            int xj = (int)(j % (size_t)w), yj = (int)(j / (size_t)w);
+            int64_t d = abs(xi - xj) + abs(yi - yj);
+            int a = r.lab[i] - 1, b = r.lab[j] - 1;
+            if (d < dist[a * n + b])
+                dist[a * n + b] = dist[b * n + a] = d;
+        }
+    }
+    /* Prim. */
+    int64_t *best = malloc((size_t)n * sizeof *best), total = 0;
+    uint8_t *in = calloc((size_t)n, 1);
+    assert_non_null(best);
+    assert_non_null(in);
+    for (int i = 0; i < n; i++)
+        best[i] = dist[i];
+    in[0] = 1;
+    for (int step = 1; step < n; step++) {
+        int pick = -1;
+        for (int i = 0; i < n; i++)
+            if (!in[i] && (pick < 0 || best[i] < best[pick]))
+                pick = i;
+        total += best[pick];
+        in[pick] = 1;
+        for (int i = 0; i < n; i++)
+            if (!in[i] && dist[pick * n + i] < best[i])
+                best[i] = dist[pick * n + i];
+    }
+    free(best);
+    free(in);
+    free(dist);
+    ro_free(&r);
+    return total;
+}
+
+/* Kruskal over the Voronoi edges picks corridors of total weight at most the
+ * minimum spanning tree's (Mehlhorn 1988; fewer when a corridor crosses a
+ * third region and joins it for free), and a corridor of weight d needs at
+ * most d - 1 new cells. So with C corridors, carved <= MST - C. */
+static void one_wide_corridors_are_no_longer_than_the_minimum_spanning_tree(void **state)
+{
+    (void)state;
+    uint64_t rng = 31;
+    for (int i = 0; i < 60; i++) {
+        int w = tu_range(&rng, 2, 48), h = tu_range(&rng, 2, 30);
+        uint8_t *cells = random_map(w, h, &rng, i);
+        int64_t mst = mst_cells(cells, w, h);
+        cg_grid *g = tu_grid_from_cells(cells, w, h);
+        uint64_t corridors = 0;
+        assert_int_equal(cg__connect(g, 1, &corridors), CG_OK);
+        uint8_t *after = tu_cells_from_grid(g);
+        int64_t carved = check_connected(cells, after, w, h, 1, "connect width=1");
+        if (carved > mst - (int64_t)corridors) {
+            print_error("%dx%d: carved %lld cells in %llu corridors, spanning tree weight %lld\n",
+                        w, h, (long long)carved, (unsigned long long)corridors, (long long)mst);
+            fail();
+        }
+        free(after);
+        cg_grid_free(g);
+        free(cells);
+    }
+}
+
+static void two_regions_are_joined_between_their_closest_cells(void **state)
+{
+    (void)state;
+    static const char *const rows[] = {
+        "##########",
+        "#.########",
+        "#.########",
+        "#.#####.##",
+        "#.########",
+        "##########",
+    };
+    static const char *const want[] = {
+        "##########",
+        "#.########",
+        "#.########",
+        "#.......##",
+        "#.########",
+        "##########",
+    };
+    cg_grid *g = tu_grid_from_rows(rows, 6);
+    cg_grid *out = tu_run("connect width=1", 0, 0, 0, g);
+    tu_assert_grid_equals_rows(out, want, 6, "connect width=1");
+    cg_grid_free(out);
+    cg_grid_free(g);
+}
+
+static void a_diagonal_corridor_steps_four_connected(void **state)
+{
+    (void)state;
+    /* Two single cells 7 across and 4 down: a one-wide corridor is a
+     * 4-connected path of exactly 7 + 4 - 1 new cells, never a diagonal
+     * staircase whose cells only meet at corners. */
+    cg_grid *g = NULL;
+    assert_int_equal(cg_grid_new(&g, 10, 7), CG_OK);
+    cg_grid_set(g, 1, 1, CG_FLOOR);
+    cg_grid_set(g, 8, 5, CG_FLOOR);
+    cg_grid *out = tu_run("connect width=1", 0, 0, 0, g);
+    assert_int_equal(cg_grid_floor_count(out), 2 + 10);
+    uint8_t *cells = tu_cells_from_grid(out);
+    int64_t largest;
+    assert_int_equal(ro_floor_regions(cells, 10, 7, &largest), 1);
+    free(cells);
+    cg_grid_free(out);
+    /* Width 3: a band three cells thick. */
+    out = tu_run("connect width=3", 0, 0, 0, g);
+    uint8_t *before = tu_cells_from_grid(g), *after = tu_cells_from_grid(out);
+    check_connected(before, after, 10, 7, 3, "connect width=3");
+    free(before);
+    free(after);
+    cg_grid_free(out);
+    cg_grid_free(g);
+}
+
+static void maps_with_one_region_or_none_are_left_alone(void **state)
+{
+    (void)state;
+    static const char *const one[] = {
+        "#####",
+        "#..##",
+        "###.#",
+        "#####",
+    };
+    static const char *const one_region[] = {
+        "#####",
+        "#...#",
+        "##..#",
+        "#####",
+    };
+    cg_grid *g = tu_grid_from_rows(one_region, 4);
+    cg_grid *out = tu_run("connect width=4", 0, 0, 0, g);
+    assert_true(tu_grids_equal(out, g));
+    cg_grid_free(out);
+    cg_grid_free(g);
+    /* Diagonal neighbours are two regions (4-connectivity): joined. */
+    g = tu_grid_from_rows(one, 4);
+    out = tu_run("connect width=1", 0, 0, 0, g);
+    assert_int_equal(cg_grid_floor_count(out), 4);
+    cg_grid_free(out);
+    cg_grid_free(g);
+    assert_int_equal(cg_grid_new(&g, 33, 9), CG_OK);
+    out = tu_run("connect", 0, 0, 0, g);
+    assert_int_equal(cg_grid_floor_count(out), 0);
+    cg_grid_free(out);
+    cg_grid_free(g);
+}
+
+static void markers_survive_connect(void **state)
+{
+    (void)state;
+    static const char *const rows[] = {
+        "..####..",
+        "..####..",
+        "########",
+        "..####..",
+    };
+    cg_grid *g = tu_grid_from_rows(rows, 4);
+    assert_int_equal(cg_grid_set_marker(g, 0, 0, CG_MARK_ENTRANCE), CG_OK);
+    assert_int_equal(cg_grid_set_marker(g, 7, 3, CG_MARK_EXIT), CG_OK);
+    cg_grid *out = tu_run("connect", 0, 0, 0, g);
+    assert_int_equal(cg_grid_marker(out, 0, 0), CG_MARK_ENTRANCE);
+    assert_int_equal(cg_grid_marker(out, 7, 3), CG_MARK_EXIT);
+    uint8_t *cells = tu_cells_from_grid(out);
+    int64_t largest;
+    assert_int_equal(ro_floor_regions(cells, 8, 4, &largest), 1);
+    free(cells);
+    cg_grid_free(out);
+    cg_grid_free(g);
+}
+
+static void expect_parse_error(const char *text, int column, const char *needle)
+{
+    cg_pipeline *p = NULL;
+    cg_diag diag = {0};
+    assert_int_equal(cg_pipeline_new(&p), CG_OK);
+    assert_int_equal(cg_pipeline_parse(p, text, strlen(text), &diag), CG_EPARSE);
+    if (diag.line != 1 || diag.column != column || !strstr(diag.message, needle)) {
+        print_error("\"%s\": got %d:%d: %s\n", text, diag.line, diag.column, diag.message);
+        fail();
+    }
+    cg_pipeline_free(p);
+}
+
+static void bad_connect_options_are_rejected_with_their_column(void **state)
+{
+    (void)state;
+    expect_parse_error("connect width=0", 15, "width must be an integer in 1..16");
+    expect_parse_error("connect width=17", 15, "width must be an integer in 1..16");
+    expect_parse_error("connect width=wide", 15, "width must be");
+    expect_parse_error("connect 2", 9, "unexpected");
+    expect_parse_error("connect min=2", 9, "no option");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(after_connect_one_region_remains_and_no_floor_is_lost),
+        cmocka_unit_test(connect_after_a_cave_pipeline_leaves_one_region),
+        cmocka_unit_test(one_wide_corridors_are_no_longer_than_the_minimum_spanning_tree),
+        cmocka_unit_test(two_regions_are_joined_between_their_closest_cells),
+        cmocka_unit_test(a_diagonal_corridor_steps_four_connected),
+        cmocka_unit_test(maps_with_one_region_or_none_are_left_alone),
+        cmocka_unit_test(markers_survive_connect),
+        cmocka_unit_test(bad_connect_options_are_rejected_with_their_column),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
