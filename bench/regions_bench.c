@@ -1,16 +1,20 @@
-/* regions_bench.c - timings of region labelling, small-region removal and
- * `connect` on a big type2 map (SPEC 9; docs/PERFORMANCE.md, "Regions and
- * connect"). Not built by default; build against a Release libcavegen:
+/* regions_bench.c - timings of region labelling, small-region removal,
+ * keep-largest and `connect` on a big type2 map (SPEC 9; docs/PERFORMANCE.md,
+ * "Regions and connect"). Not built by default; build it against a Release
+ * libcavegen:
  *
  *   cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release -DCAVEGEN_TESTS=OFF
  *   cmake --build build-rel -j2
- *   cc -O2 -std=c11 -Iinclude bench/regions_bench.c build-rel/libcavegen.a -lpng -o regions_bench
- *   ./regions_bench [SIZE [SEED [REPS]]]          (default 4096 42 5)
+ *   cc -O2 -std=c11 -Iinclude bench/regions_bench.c build-rel/libcavegen.a -lpng -lz \
+ *      -o regions_bench
+ *   ./regions_bench [SIZE [SEED [REPS]]]          (default 4096 42 7)
  *
- * Each figure is the best of REPS runs on a fresh copy of the same map
- * (copying is not timed). It also writes the map as raw bytes (1 = wall) to
- * regions_bench.map so bench/regions_scipy.py can time scipy on the very same
- * cells. */
+ * The map is `--preset type2` at SIZE x SIZE with that seed. Each step runs
+ * REPS times on a fresh copy of it (the copy is not timed) through the
+ * library's internal entry points, so the figure is the step alone, without
+ * the pipeline's copy of its input; the best and the median are printed.
+ * The map is also written as raw bytes (1 = wall) to regions_bench.map, so
+ * that bench/regions_scipy.py times scipy on the very same cells. */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +26,10 @@
 /* Internal entry points of libcavegen (src/internal.h, src/regions.h). */
 cg_status cg__floor_regions(const cg_grid *g, uint64_t *count, uint64_t *largest);
 cg_status cg__remove_small(cg_grid *g, int walls, uint64_t min);
+cg_status cg__keep_largest_floor(cg_grid *g);
 cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors);
+
+#define MAX_REPS 64
 
 static double now(void)
 {
@@ -31,40 +38,51 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static cg_grid *run_text(const char *text, const cg_grid *in, uint32_t w, uint32_t h,
-                         uint64_t seed)
+static int cmp_double(const void *a, const void *b)
 {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static cg_grid *type2(uint32_t size, uint64_t seed)
+{
+    static const char text[] = "fill 45\ngenerations 5 r1=5 r2=-1\ngenerations 1 r1=5 r2=0\n";
     cg_pipeline *p = NULL;
     cg_grid *out = NULL;
     cg_diag diag = {0};
     if (cg_pipeline_new(&p) || cg_pipeline_parse(p, text, strlen(text), &diag) ||
-        cg_pipeline_run(p, seed, w, h, in, &out, &diag)) {
-        fprintf(stderr, "regions_bench: '%s' failed: %s\n", text, diag.message);
+        cg_pipeline_run(p, seed, size, size, NULL, &out, &diag)) {
+        fprintf(stderr, "regions_bench: type2 failed: %s\n", diag.message);
         exit(1);
     }
     cg_pipeline_free(p);
     return out;
 }
 
-typedef enum { LABEL, REMOVE_FLOOR, REMOVE_WALLS, CONNECT, CONNECT_AFTER } task;
+typedef enum { LABEL, REMOVE_FLOOR, REMOVE_WALLS, KEEP_LARGEST, CONNECT } task;
 
-static uint64_t corridors;
+static const char *const names[] = {
+    "label the floor regions", "remove-floor min=50", "remove-walls min=50", "keep-largest",
+    "connect (width 2)",
+};
 
-static double time_task(const cg_grid *map, task t, int reps, uint64_t *a, uint64_t *b)
+/* Runs task reps times on copies of map; prints best and median. *out_map
+ * (if not NULL) gets the last result. */
+static void time_task(const cg_grid *map, task t, int reps, cg_grid **out_map)
 {
-    double best = 1e30;
+    double ts[MAX_REPS];
+    uint64_t a = 0, b = 0;
     for (int r = 0; r < reps; r++) {
         cg_grid *g = NULL;
         if (cg_grid_clone(&g, map)) {
             fprintf(stderr, "regions_bench: out of memory\n");
             exit(1);
         }
-        double t0 = now();
         cg_status st = CG_OK;
-        cg_grid *out = NULL;
+        double t0 = now();
         switch (t) {
         case LABEL:
-            st = cg__floor_regions(g, a, b);
+            st = cg__floor_regions(g, &a, &b);
             break;
         case REMOVE_FLOOR:
             st = cg__remove_small(g, 0, 50);
@@ -72,69 +90,72 @@ static double time_task(const cg_grid *map, task t, int reps, uint64_t *a, uint6
         case REMOVE_WALLS:
             st = cg__remove_small(g, 1, 50);
             break;
+        case KEEP_LARGEST:
+            st = cg__keep_largest_floor(g);
+            break;
         case CONNECT:
-        case CONNECT_AFTER:
-            st = cg__connect(g, 2, &corridors);
-            out = g;
-            g = NULL;
+            st = cg__connect(g, 2, &b);
             break;
         }
-        double dt = now() - t0;
+        ts[r] = now() - t0;
         if (st != CG_OK) {
-            fprintf(stderr, "regions_bench: %s\n", cg_strerror(st));
+            fprintf(stderr, "regions_bench: %s: %s\n", names[t], cg_strerror(st));
             exit(1);
         }
-        if (out) {
-            cg__floor_regions(out, a, b);
-            cg_grid_free(out);
-        }
-        cg_grid_free(g);
-        if (dt < best)
-            best = dt;
+        if (out_map && r + 1 == reps)
+            *out_map = g;
+        else
+            cg_grid_free(g);
     }
-    return best;
+    qsort(ts, (size_t)reps, sizeof ts[0], cmp_double);
+    double med = reps % 2 ? ts[reps / 2] : (ts[reps / 2 - 1] + ts[reps / 2]) / 2;
+    double cells = (double)cg_grid_width(map) * cg_grid_height(map);
+    printf("%-28s best %8.2f ms  median %8.2f ms  %6.2f Gcells/s (median)", names[t],
+           ts[0] * 1e3, med * 1e3, cells / med * 1e-9);
+    if (t == LABEL)
+        printf("  %llu regions, largest %llu", (unsigned long long)a, (unsigned long long)b);
+    if (t == CONNECT)
+        printf("  %llu corridors", (unsigned long long)b);
+    printf("\n");
 }
 
 int main(int argc, char **argv)
 {
     uint32_t size = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 4096;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 42;
-    int reps = argc > 3 ? atoi(argv[3]) : 5;
-    cg_grid *map = run_text("fill 45\ngenerations 5 r1=5 r2=-1\ngenerations 1 r1=5 r2=0\n", NULL,
-                            size, size, seed);
-    double cells = (double)size * size;
-    uint64_t regions = 0, largest = 0;
+    int reps = argc > 3 ? atoi(argv[3]) : 7;
+    if (size < 1 || reps < 1 || reps > MAX_REPS) {
+        fprintf(stderr, "usage: regions_bench [SIZE [SEED [REPS (1..%d)]]]\n", MAX_REPS);
+        return 2;
+    }
+    cg_grid *map = type2(size, seed);
 
     FILE *f = fopen("regions_bench.map", "wb");
-    if (f) {
-        unsigned char *row = malloc(size);
-        for (uint32_t y = 0; y < size && row; y++) {
-            for (uint32_t x = 0; x < size; x++)
-                row[x] = cg_grid_get(map, x, y) == CG_WALL;
-            fwrite(row, 1, size, f);
-        }
-        free(row);
-        fclose(f);
+    unsigned char *row = malloc(size);
+    if (!f || !row) {
+        fprintf(stderr, "regions_bench: cannot write regions_bench.map\n");
+        return 1;
     }
+    for (uint32_t y = 0; y < size; y++) {
+        for (uint32_t x = 0; x < size; x++)
+            row[x] = cg_grid_get(map, x, y) == CG_WALL;
+        fwrite(row, 1, size, f);
+    }
+    free(row);
+    fclose(f);
 
-    double t = time_task(map, LABEL, reps, &regions, &largest);
-    printf("type2 %ux%u seed %llu: %llu floor regions, largest %llu, floor %llu\n", size, size,
-           (unsigned long long)seed, (unsigned long long)regions, (unsigned long long)largest,
-           (unsigned long long)cg_grid_floor_count(map));
-    printf("label floor regions          %8.2f ms  %6.2f Gcells/s\n", t * 1e3, cells / t * 1e-9);
-    t = time_task(map, REMOVE_FLOOR, reps, &regions, &largest);
-    printf("remove-floor min=50          %8.2f ms  %6.2f Gcells/s\n", t * 1e3, cells / t * 1e-9);
-    t = time_task(map, REMOVE_WALLS, reps, &regions, &largest);
-    printf("remove-walls min=50          %8.2f ms  %6.2f Gcells/s\n", t * 1e3, cells / t * 1e-9);
-    t = time_task(map, CONNECT, reps, &regions, &largest);
-    printf("connect (all regions)        %8.2f ms  -> %llu region(s), %llu corridors\n",
-           t * 1e3, (unsigned long long)regions, (unsigned long long)corridors);
+    printf("type2 %ux%u seed %llu, floor %llu cells, best and median of %d\n", size, size,
+           (unsigned long long)seed, (unsigned long long)cg_grid_floor_count(map), reps);
+    time_task(map, LABEL, reps, NULL);
+    time_task(map, REMOVE_FLOOR, reps, NULL);
+    time_task(map, REMOVE_WALLS, reps, NULL);
+    time_task(map, KEEP_LARGEST, reps, NULL);
+    time_task(map, CONNECT, reps, NULL);
+    /* connect after remove-floor, the order the classic preset uses. */
     cg_grid *clean = NULL;
-    cg_grid_clone(&clean, map);
-    cg__remove_small(clean, 0, 50);
-    t = time_task(clean, CONNECT_AFTER, reps, &regions, &largest);
-    printf("connect after remove-floor   %8.2f ms  -> %llu region(s), %llu corridors\n",
-           t * 1e3, (unsigned long long)regions, (unsigned long long)corridors);
+    time_task(map, REMOVE_FLOOR, 1, &clean);
+    printf("after remove-floor min=50:\n");
+    time_task(clean, CONNECT, reps, NULL);
     cg_grid_free(clean);
     cg_grid_free(map);
     return 0;

@@ -129,21 +129,21 @@ KFN(count_rows)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
     for (size_t i0 = 0; i0 < src->nw; i0 += CG__STRIP) {
         size_t n = src->nw - i0 < CG__STRIP ? src->nw - i0 : CG__STRIP;
         size_t nchunks = (n + KL - 1) / KL;
-        /* Prime the ring with rows y0-reach .. y0+reach-1. */
-        for (int64_t r = (int64_t)y0 - reach; r < (int64_t)y0 + reach; r++) {
-            const uint64_t *row = cg__row(src, r);
-            KFN(hsum) *slot = buf[(size_t)(r + 2) % ring];
+        /* The ring: slot[j] holds the sums of row y-2+j (five rows), or of
+         * row y-1+j (three). Prime it with the rows above y0. */
+        KFN(hsum) *slot[5] = {buf[0], buf[1], buf[2], buf[3], buf[4]};
+        for (int64_t j = 0; j + 1 < (int64_t)ring; j++) {
+            const uint64_t *row = cg__row(src, (int64_t)y0 - reach + j);
             for (size_t k = 0; k < nchunks; k++)
-                KFN(hsum_chunk)(&slot[k], row, KFN(chunk_at)(i0, n, k), want_n, five);
+                KFN(hsum_chunk)(&slot[j][k], row, KFN(chunk_at)(i0, n, k), want_n, five);
         }
         for (uint32_t y = y0; y < y1; y++) {
             const uint64_t *row = cg__row(src, (int64_t)y + reach);
-            KFN(hsum) *slot = buf[(size_t)((int64_t)y + reach + 2) % ring];
+            KFN(hsum) *fresh = slot[ring - 1];
             for (size_t k = 0; k < nchunks; k++)
-                KFN(hsum_chunk)(&slot[k], row, KFN(chunk_at)(i0, n, k), want_n, five);
-            const KFN(hsum) *A = buf[((size_t)y + 1) % ring], *B = buf[((size_t)y + 2) % ring];
-            const KFN(hsum) *C = buf[((size_t)y + 3) % ring];
-            const KFN(hsum) *T = buf[((size_t)y) % ring], *D = buf[((size_t)y + 4) % ring];
+                KFN(hsum_chunk)(&fresh[k], row, KFN(chunk_at)(i0, n, k), want_n, five);
+            const KFN(hsum) *T = slot[0], *A = slot[five ? 1 : 0], *B = slot[five ? 2 : 1];
+            const KFN(hsum) *C = slot[five ? 3 : 2], *D = slot[4];
             uint64_t *out = cg__row(dst, y);
             for (size_t k = 0; k < nchunks; k++) {
                 /* v1: three 2-bit counts -> s0..s3. */
@@ -191,6 +191,10 @@ KFN(count_rows)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
                 }
                 KSTORE(out + KFN(chunk_at)(i0, n, k), wall);
             }
+            KFN(hsum) *oldest = slot[0];
+            for (size_t j = 0; j + 1 < ring; j++)
+                slot[j] = slot[j + 1];
+            slot[ring - 1] = oldest;
         }
     }
 }

@@ -10,33 +10,33 @@
  *  2. Grow every region at once, one ring of cells per layer: layer k is the
  *     set of cells at distance k from the nearest floor (a breadth-first
  *     search from all floor cells, 4-neighbour steps through any cell), and
- *     every cell is owned by the region that reached it first (the discrete
+ *     every cell is owned by a region that reaches it first (the discrete
  *     Voronoi diagram of the regions).
  *  3. Where neighbouring cells u, v are owned by different regions A, B,
  *     those regions are at most d(u) + 1 + d(v) apart. By Mehlhorn's lemma
  *     ("A faster approximation algorithm for the Steiner problem in
  *     graphs", IPL 27, 1988) a minimum spanning tree over these Voronoi
  *     edges alone is one of the complete distance graph of the regions.
- *  4. Kruskal's algorithm over them, lightest first. Edges of weight 2k and
- *     2k + 1 are all known when layer k is done and nothing lighter is found
- *     later, so they are taken layer by layer while the search runs, and the
- *     search stops as soon as one region is left.
- *  5. Each chosen edge is carved between the two cells of A and B nearest to
- *     u and v: the corridor runs straight between them.
+ *  4. Kruskal's algorithm over them, lightest first, while the search runs:
+ *     layer k meets every edge of weight 2k (a cell of layer k beside one of
+ *     layer k - 1) and 2k + 1 (two cells of layer k), and none lighter is
+ *     left, so the 2k edges are taken as they are met and the 2k + 1 ones at
+ *     the end of the layer. The search stops when one region is left.
+ *  5. An edge is carved between the floor cells of A and B nearest to u and
+ *     v: the corridor runs straight between them.
  *
- * The search runs on bitboards, 64 cells per word op, over only the words
- * where the wave front is (linear in the map, not in map x layers). Cells
- * are tracked one by one only where that is unavoidable: the largest
- * region's territory is a bitboard of its own (a cell next to it in the
- * previous layer joins it: ties go to the largest region), so per-cell work
- * is limited to the territories of the other regions, whose owners live in
- * dense arrays indexed by rank within the front (popcount), read in scan
- * order. On a typical cave, one region holds most of the floor and the
- * others' territories are a small part of the map.
+ * The search runs on bitboards, 64 cells per word operation, over only the
+ * words where the wave front is. Cells are followed one by one only where
+ * that cannot be avoided: the largest region's territory is a bitboard of
+ * its own (a cell beside its territory joins it: ties go to the largest
+ * region), so per-cell work is limited to the other regions' territories,
+ * whose owners live in dense arrays in scan order, indexed by rank within
+ * the front (popcount). In a typical cave one region holds most of the floor
+ * and the others' territories are a small part of the map.
  *
  * The corridor is a line whose steps are 4-connected (it can be walked by a
- * 4-neighbour mover; no diagonal staircase that only touches at corners),
- * each step advancing the axis whose progress lags, compared exactly in
+ * 4-neighbour mover: no diagonal staircase touching only at corners), each
+ * step advancing the axis whose progress lags, compared exactly in
  * integers, thickened with a W x W square brush into a passage W cells
  * wide. docs/regions.md has the details and the figures. */
 #include <stdlib.h>
@@ -95,83 +95,68 @@ static inline cg_status vec_reserve(vec *v, size_t more)
     return v->n + more <= v->cap ? CG_OK : vec_grow(v, more);
 }
 
+/* A run of the first labelling: cells x0..x1-1 of its row, raw label. */
+typedef struct run3 {
+    uint32_t x0, x1, label;
+} run3;
+
+/* A word of layer k that needs per-cell work: its small cells, and its
+ * largest-region cells beside small cells of layer k - 1. */
+typedef struct work {
+    uint64_t s, xb;
+    uint32_t at;
+} work;
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* Bitboards here have a frame: one zero word on each side of a row and one
+ * zero row above and below, so the 4-neighbourhood of any map word is read
+ * without a test. Word i of row y is at (y + 1) * stride + i + 1. */
 typedef struct joiner {
     cg_grid *g; /* the map being carved */
     uint32_t w, h;
-    size_t nw;       /* words per row of the bitboards below (no frame) */
+    size_t nw, stride;
     uint64_t last;   /* in-map bits of a row's last word */
     uint64_t *reach; /* cells of layers 0..k */
     uint64_t *terr;  /* the largest region's territory, layers 0..k */
     uint64_t *front; /* layer k - 1 */
     uint64_t *next;  /* layer k */
     uint64_t *big;   /* the largest region's floor */
-    uint32_t *pre_f, *pre_n;  /* per word: small cells of the layer before it */
-    vec act_f, act_n;         /* active words of layer k-1, k (y * nw + i, increasing) */
-    vec big_n;                /* per active word of layer k: its largest-region bits */
-    vec cells_f, cells_n;     /* fcell per small cell of layer k-1, k, in scan order */
-    uint64_t *cand;           /* per row: words to look at in layer k (ncw words) */
+    uint32_t *pre_f, *pre_n; /* per word: small cells of its layer before it */
+    vec act_f, act_n;        /* words of layer k - 1, k (framed index, increasing) */
+    vec big_n;               /* per word of act_n: its largest-region cells */
+    vec work;                /* words of layer k needing per-cell work */
+    vec cells_f, cells_n;    /* fcell per small cell of layer k - 1, k, in scan order */
+    uint64_t *cand;          /* per row: words to look at for layer k (ncw words) */
     size_t ncw;
-    uint32_t *rows;           /* rows with candidates, increasing */
-    vec even, odd;            /* edges of weight 2k, 2k + 1 */
+    uint32_t *rows;          /* rows with candidates, increasing */
+    vec odd;                 /* edges of weight 2k + 1 */
+    vec runs;                /* run3 of the first labelling, in scan order */
     uint32_t *uf;
-    uint64_t regions;         /* components left */
+    uint64_t regions; /* components left */
     uint32_t width;
     uint64_t corridors;
+    int oom; /* an allocation failed inside the labelling hook */
+    uint32_t seen_a, seen_b; /* the last pair of regions found joined */
 } joiner;
 
 /* ------------------------------------------------------------ helpers */
 
-static inline uint64_t in_map(const joiner *c, size_t i)
+INLINE size_t at_of(const joiner *c, uint32_t y, size_t i)
+{
+    return ((size_t)y + 1) * c->stride + i + 1;
+}
+
+INLINE uint64_t in_map(const joiner *c, size_t i)
 {
     return i + 1 == c->nw ? c->last : ~UINT64_C(0);
 }
 
-static inline int bit(const uint64_t *bb, const joiner *c, uint32_t x, uint32_t y)
+/* Rank of bit b among the set bits of mask (the small cells of framed word
+ * wi), offset by the cells of the layer before that word. */
+INLINE uint32_t rank_in(const uint32_t *pre, size_t wi, uint64_t mask, unsigned b)
 {
-    return (int)((bb[(size_t)y * c->nw + (x >> 6)] >> (x & 63)) & 1);
-}
-
-/* Small cells (front & ~terr) before bit x in word wi, plus the word's rank. */
-static inline uint32_t rank_small(const uint64_t *layer, const uint64_t *terr,
-                                  const uint32_t *pre, size_t wi, uint32_t x)
-{
-    uint64_t below = (UINT64_C(1) << (x & 63)) - 1;
-    return pre[wi] + (uint32_t)__builtin_popcountll(layer[wi] & ~terr[wi] & below);
-}
-
-/* Dilation of bitboard bb at word (y, i): the word and its 4-neighbours. */
-static inline uint64_t dilate(const joiner *c, const uint64_t *bb, uint32_t y, size_t i)
-{
-    const size_t nw = c->nw, at = (size_t)y * nw + i;
-    uint64_t m = bb[at];
-    uint64_t d = m | (m << 1) | (m >> 1);
-    if (i > 0)
-        d |= bb[at - 1] >> 63;
-    if (i + 1 < nw)
-        d |= bb[at + 1] << 63;
-    if (y > 0)
-        d |= bb[at - nw];
-    if (y + 1 < c->h)
-        d |= bb[at + nw];
-    return d;
-}
-
-/* Dilation of the previous layer's small cells (front & ~terr) at (y, i). */
-static inline uint64_t dilate_small(const joiner *c, uint32_t y, size_t i)
-{
-    const size_t nw = c->nw, at = (size_t)y * nw + i;
-    const uint64_t *f = c->front, *t = c->terr;
-    uint64_t m = f[at] & ~t[at];
-    uint64_t d = m | (m << 1) | (m >> 1);
-    if (i > 0)
-        d |= (f[at - 1] & ~t[at - 1]) >> 63;
-    if (i + 1 < nw)
-        d |= (f[at + 1] & ~t[at + 1]) << 63;
-    if (y > 0)
-        d |= f[at - nw] & ~t[at - nw];
-    if (y + 1 < c->h)
-        d |= f[at + nw] & ~t[at + nw];
-    return d;
+    return pre[wi] + (uint32_t)__builtin_popcountll(mask & ((UINT64_C(1) << b) - 1));
 }
 
 static uint32_t uf_find(uint32_t *p, uint32_t x)
@@ -273,8 +258,9 @@ static void source_of(const joiner *c, const end *e, int64_t *px, int64_t *py)
         int64_t rest = d - (oy < 0 ? -oy : oy);
         for (int s = 0; s < (rest ? 2 : 1); s++) {
             int64_t x = ux + (s ? rest : -rest), y = uy + oy;
-            if (x >= 0 && y >= 0 && x < c->w && y < c->h &&
-                bit(c->big, c, (uint32_t)x, (uint32_t)y)) {
+            if (x < 0 || y < 0 || x >= c->w || y >= c->h)
+                continue;
+            if ((c->big[at_of(c, (uint32_t)y, (size_t)x >> 6)] >> (x & 63)) & 1) {
                 *px = x;
                 *py = y;
                 return;
@@ -285,41 +271,69 @@ static void source_of(const joiner *c, const end *e, int64_t *px, int64_t *py)
     *py = uy;
 }
 
-/* Kruskal's step over edges of one weight, in the order they were found. */
+/* Kruskal's step: takes edge (a, b) - carves its corridor - unless its
+ * regions are already joined. */
+static void take(joiner *c, const end *a, const end *b)
+{
+    if (!uf_join(c, a->reg, b->reg))
+        return;
+    int64_t px, py, qx, qy;
+    source_of(c, a, &px, &py);
+    source_of(c, b, &qx, &qy);
+    carve_corridor(c, px, py, qx, qy);
+}
+
+/* The odd edges of a layer, in the order they were found. */
 static void take_edges(joiner *c, const vec *v)
 {
     const edge *e = v->p;
-    for (size_t i = 0; i < v->n && c->regions > 1; i++) {
-        if (!uf_join(c, e[i].a.reg, e[i].b.reg))
-            continue;
-        int64_t px, py, qx, qy;
-        source_of(c, &e[i].a, &px, &py);
-        source_of(c, &e[i].b, &qx, &qy);
-        carve_corridor(c, px, py, qx, qy);
-    }
+    for (size_t i = 0; i < v->n && c->regions > 1; i++)
+        take(c, &e[i].a, &e[i].b);
 }
 
 /* ------------------------------------------------------------- search */
 
-/* Records the edge between small cell (reg, cell, k, src) and a neighbour,
- * unless their regions are already joined. */
-static inline void add_edge(joiner *c, vec *list, end a, end b)
+/* Whether regions a and b are joined. Joins are never undone, so the last
+ * pair found joined is remembered: along a border between two territories
+ * the same pair comes up cell after cell. */
+INLINE int joined(joiner *c, uint32_t a, uint32_t b)
 {
-    if (uf_find(c->uf, a.reg) == uf_find(c->uf, b.reg))
-        return;
-    ((edge *)list->p)[list->n++] = (edge){a, b};
+    if ((a == c->seen_a && b == c->seen_b) || (a == c->seen_b && b == c->seen_a))
+        return 1;
+    if (uf_find(c->uf, a) != uf_find(c->uf, b))
+        return 0;
+    c->seen_a = a;
+    c->seen_b = b;
+    return 1;
 }
 
-/* Words of layer k to compute: every active word of layer k - 1 and its
- * four neighbouring words. Fills c->rows; returns their count. */
+/* An edge of weight 2k + 1, kept for the end of layer k unless its regions
+ * are already joined (then it can never be taken). The list has room
+ * (reserved per cell). */
+INLINE void add_odd(joiner *c, end a, end b)
+{
+    if (!joined(c, a.reg, b.reg))
+        ((edge *)c->odd.p)[c->odd.n++] = (edge){a, b};
+}
+
+/* An edge of weight 2k: nothing lighter is left (those of 2k - 1 were taken
+ * at the end of layer k - 1), so it is taken at once, in the order found. */
+INLINE void add_even(joiner *c, end a, end b)
+{
+    if (!joined(c, a.reg, b.reg))
+        take(c, &a, &b);
+}
+
+/* Words of layer k to compute when the front is sparse: every word of layer
+ * k - 1 and its four neighbouring words. Fills c->rows; returns their count. */
 static size_t candidates(joiner *c)
 {
     const uint32_t *act = c->act_f.p;
     size_t nrows = 0;
     int64_t last = -1;
     for (size_t j = 0; j < c->act_f.n; j++) {
-        uint32_t y = (uint32_t)(act[j] / c->nw);
-        size_t i = act[j] % c->nw;
+        uint32_t y = (uint32_t)(act[j] / c->stride - 1);
+        size_t i = act[j] % c->stride - 1;
         for (int64_t yy = (int64_t)y - 1; yy <= (int64_t)y + 1; yy++) {
             if (yy < 0 || yy >= c->h)
                 continue;
@@ -340,42 +354,76 @@ static size_t candidates(joiner *c)
     return nrows;
 }
 
-/* Layer k's cells, its active words, the largest region's share of it,
- * prefix counts of its small cells. */
-static cg_status grow(joiner *c)
+/* Computes word (y, i) of layer k. *small counts layer k's small cells. The
+ * lists have room for one more word (reserved per row). */
+INLINE void grow_word(joiner *c, uint32_t y, size_t i, uint32_t *small)
 {
-    size_t nrows = candidates(c);
+    const size_t at = at_of(c, y, i), s = c->stride;
+    const uint64_t *f = c->front, *t = c->terr;
+    const uint64_t f0 = f[at], fl = f[at - 1], fr = f[at + 1];
+    uint64_t n = f0 | (f0 << 1) | (f0 >> 1) | (fl >> 63) | (fr << 63) | f[at - s] | f[at + s];
+    n &= ~c->reach[at] & in_map(c, i);
+    if (!n)
+        return;
+    const uint64_t t0 = t[at], tl = t[at - 1], tr = t[at + 1], tu = t[at - s], td = t[at + s];
+    /* Ties go to the largest region: a cell beside its territory (of the
+     * previous layer: older territory has no unreached neighbours) joins
+     * it. */
+    const uint64_t dt = t0 | (t0 << 1) | (t0 >> 1) | (tl >> 63) | (tr << 63) | tu | td;
+    const uint64_t s0 = f0 & ~t0, sl = fl & ~tl, sr = fr & ~tr;
+    const uint64_t ds = s0 | (s0 << 1) | (s0 >> 1) | (sl >> 63) | (sr << 63) |
+                        (f[at - s] & ~tu) | (f[at + s] & ~td);
+    const uint64_t b = n & dt, sm = n & ~b, xb = b & ds;
+    ((uint32_t *)c->act_n.p)[c->act_n.n++] = (uint32_t)at;
+    ((uint64_t *)c->big_n.p)[c->big_n.n++] = b;
+    if (sm | xb)
+        ((work *)c->work.p)[c->work.n++] = (work){sm, xb, (uint32_t)at};
+    c->next[at] = n;
+    c->reach[at] |= n;
+    c->pre_n[at] = *small;
+    *small += (uint32_t)__builtin_popcountll(sm);
+}
+
+/* Room for a row's words in the lists grow_word appends to. */
+INLINE cg_status reserve_row(joiner *c, size_t words)
+{
+    cg_status st;
+    if ((st = vec_reserve(&c->act_n, words)) != CG_OK ||
+        (st = vec_reserve(&c->big_n, words)) != CG_OK)
+        return st;
+    return vec_reserve(&c->work, words);
+}
+
+/* Layer k's cells: where the front is dense every word is looked at, else
+ * only the words around the front's. */
+INLINE cg_status grow(joiner *c)
+{
     uint32_t small = 0;
-    c->act_n.n = c->big_n.n = c->cells_n.n = 0;
-    for (size_t r = 0; r < nrows; r++) {
-        const uint32_t y = c->rows[r];
-        uint64_t *cw = c->cand + (size_t)y * c->ncw;
-        for (size_t ci = 0; ci < c->ncw; ci++) {
-            uint64_t bits = cw[ci];
-            cw[ci] = 0;
-            while (bits) {
-                size_t i = ci * 64 + (size_t)__builtin_ctzll(bits);
-                bits &= bits - 1;
-                size_t at = (size_t)y * c->nw + i;
-                uint64_t n = dilate(c, c->front, y, i) & ~c->reach[at] & in_map(c, i);
-                if (!n)
-                    continue;
-                /* Ties go to the largest region: a cell beside its territory
-                 * of the previous layer joins it. */
-                uint64_t b = n & dilate(c, c->terr, y, i);
-                cg_status st;
-                if ((st = vec_reserve(&c->act_n, 1)) != CG_OK ||
-                    (st = vec_reserve(&c->big_n, 1)) != CG_OK)
-                    return st;
-                ((uint32_t *)c->act_n.p)[c->act_n.n++] = (uint32_t)at;
-                ((uint64_t *)c->big_n.p)[c->big_n.n++] = b;
-                c->next[at] = n;
-                c->reach[at] |= n;
-                c->pre_n[at] = small;
-                small += (uint32_t)__builtin_popcountll(n & ~b);
+    cg_status st = CG_OK;
+    c->act_n.n = c->big_n.n = c->work.n = c->cells_n.n = 0;
+    if (c->act_f.n * 4 >= c->nw * c->h) {
+        for (uint32_t y = 0; y < c->h && st == CG_OK; y++) {
+            if ((st = reserve_row(c, c->nw)) != CG_OK)
+                break;
+            for (size_t i = 0; i < c->nw; i++)
+                grow_word(c, y, i, &small);
+        }
+    } else {
+        size_t nrows = candidates(c);
+        for (size_t r = 0; r < nrows && st == CG_OK; r++) {
+            const uint32_t y = c->rows[r];
+            uint64_t *cw = c->cand + (size_t)y * c->ncw;
+            if ((st = reserve_row(c, c->nw)) != CG_OK)
+                break;
+            for (size_t ci = 0; ci < c->ncw; ci++) {
+                for (uint64_t bits = cw[ci]; bits; bits &= bits - 1)
+                    grow_word(c, y, ci * 64 + (size_t)__builtin_ctzll(bits), &small);
+                cw[ci] = 0;
             }
         }
     }
+    if (st != CG_OK)
+        return st;
     /* Only now: this layer's cells must not count as territory while the
      * layer itself is computed. */
     const uint32_t *act = c->act_n.p;
@@ -385,93 +433,121 @@ static cg_status grow(joiner *c)
     return vec_reserve(&c->cells_n, small);
 }
 
-/* Owners of layer k's small cells, and the Voronoi edges found at layer k. */
-static cg_status meet(joiner *c, uint32_t k)
+/* The small cell of layer k-1 at bit b of framed word wi, whose small-cell
+ * mask is m. */
+INLINE const fcell *prev_cell(const joiner *c, size_t wi, uint64_t m, unsigned b)
 {
-    const uint32_t *act = c->act_n.p;
-    const uint64_t *bigw = c->big_n.p;
-    const fcell *fprev = c->cells_f.p;
-    fcell *fnow = c->cells_n.p;
-    const size_t nw = c->nw;
+    return (const fcell *)c->cells_f.p + rank_in(c->pre_f, wi, m, b);
+}
+
+/* Owners of layer k's small cells and the Voronoi edges met at layer k. */
+INLINE cg_status meet(joiner *c, uint32_t k)
+{
+    const work *wk = c->work.p;
+    const uint64_t *f = c->front, *n = c->next, *t = c->terr;
+    const size_t s = c->stride;
     const uint32_t w = c->w;
-    size_t nnow = 0;
-    static const int dx[4] = {0, -1, 1, 0}, dy[4] = {-1, 0, 0, 1}; /* up, left, right, down */
-    for (size_t j = 0; j < c->act_n.n; j++) {
-        const uint32_t y = act[j] / (uint32_t)nw;
-        const size_t i = act[j] % nw;
-        const uint64_t n = c->next[act[j]], b = bigw[j];
-        cg_status st;
-        for (uint64_t s = n & ~b; s; s &= s - 1) {
-            const uint32_t x = (uint32_t)(i * 64 + (size_t)__builtin_ctzll(s));
-            const uint32_t cell = y * w + x;
-            fcell me = {NONE, NONE};
-            if ((st = vec_reserve(&c->even, 4)) != CG_OK ||
-                (st = vec_reserve(&c->odd, 4)) != CG_OK)
+    fcell *now = c->cells_n.p;
+    cg_status st;
+    for (size_t j = 0; j < c->work.n; j++) {
+        const size_t at = wk[j].at;
+        const uint32_t y = (uint32_t)(at / s - 1);
+        const uint32_t x0 = (uint32_t)((at % s - 1) * 64);
+        /* Small cells of layer k - 1 around the word. */
+        const uint64_t fu = f[at - s] & ~t[at - s], fd = f[at + s] & ~t[at + s];
+        const uint64_t f0 = f[at] & ~t[at], fl = f[at - 1] & ~t[at - 1],
+                       fr = f[at + 1] & ~t[at + 1];
+        const uint64_t fleft = (f0 << 1) | (fl >> 63), fright = (f0 >> 1) | (fr << 63);
+        /* Layer k around the word: the largest region's cells, small cells. */
+        const uint64_t bu = n[at - s] & t[at - s], bd = n[at + s] & t[at + s];
+        const uint64_t b0 = n[at] & t[at], bl = n[at - 1] & t[at - 1], br = n[at + 1] & t[at + 1];
+        const uint64_t bleft = (b0 << 1) | (bl >> 63), bright = (b0 >> 1) | (br << 63);
+        const uint64_t nu = n[at - s] & ~t[at - s], n0 = n[at] & ~t[at],
+                       nl = n[at - 1] & ~t[at - 1];
+        const uint64_t nleft = (n0 << 1) | (nl >> 63);
+        for (uint64_t m = wk[j].s; m; m &= m - 1) {
+            const unsigned b = (unsigned)__builtin_ctzll(m);
+            const uint32_t x = x0 + b, cell = y * w + x;
+            if ((st = vec_reserve(&c->odd, 4)) != CG_OK)
                 return st;
-            for (int d = 0; d < 4; d++) {
-                int64_t nx = (int64_t)x + dx[d], ny = (int64_t)y + dy[d];
-                if (nx < 0 || ny < 0 || nx >= w || ny >= c->h)
-                    continue;
-                const uint32_t ux = (uint32_t)nx, uy = (uint32_t)ny;
-                const size_t wi = (size_t)uy * nw + (ux >> 6);
-                const uint32_t ncell = uy * w + ux;
-                if (bit(c->front, c, ux, uy)) {
-                    /* Previous layer: small (a cell beside the territory
-                     * would have joined it). */
-                    const fcell *f = &fprev[rank_small(c->front, c->terr, c->pre_f, wi, ux)];
-                    if (me.reg == NONE) {
-                        me = *f; /* the first by priority: up, left, right, down */
-                    } else if (f->reg != me.reg) {
-                        add_edge(c, &c->even, (end){me.reg, cell, k, me.src},
-                                 (end){f->reg, ncell, k - 1, f->src});
-                    }
-                }
+            /* Neighbours in layer k - 1 (all small, or this cell would have
+             * joined the largest region), up, left, right, down: the first
+             * gives the owner, any other of another region an edge. */
+            const fcell *nb[4];
+            uint32_t nc[4];
+            int cnt = 0;
+            if ((fu >> b) & 1) {
+                nb[cnt] = prev_cell(c, at - s, fu, b);
+                nc[cnt++] = cell - w;
             }
-            fnow[nnow++] = me;
-            /* Same layer: the largest region's cells on any side, small
-             * cells already placed (left, up). */
-            for (int d = 0; d < 4; d++) {
-                int64_t nx = (int64_t)x + dx[d], ny = (int64_t)y + dy[d];
-                if (nx < 0 || ny < 0 || nx >= w || ny >= c->h)
-                    continue;
-                const uint32_t ux = (uint32_t)nx, uy = (uint32_t)ny;
-                if (!bit(c->next, c, ux, uy))
-                    continue;
-                const uint32_t ncell = uy * w + ux;
-                if (bit(c->terr, c, ux, uy)) {
-                    add_edge(c, &c->odd, (end){me.reg, cell, k, me.src},
-                             (end){BIG, ncell, k, NONE});
-                } else if (d < 2) {
-                    const size_t wi = (size_t)uy * nw + (ux >> 6);
-                    const fcell *f = &fnow[rank_small(c->next, c->terr, c->pre_n, wi, ux)];
-                    if (f->reg != me.reg)
-                        add_edge(c, &c->odd, (end){me.reg, cell, k, me.src},
-                                 (end){f->reg, ncell, k, f->src});
-                }
+            if ((fleft >> b) & 1) {
+                nb[cnt] = b ? prev_cell(c, at, f0, b - 1) : prev_cell(c, at - 1, fl, 63);
+                nc[cnt++] = cell - 1;
+            }
+            if ((fright >> b) & 1) {
+                nb[cnt] = b < 63 ? prev_cell(c, at, f0, b + 1) : prev_cell(c, at + 1, fr, 0);
+                nc[cnt++] = cell + 1;
+            }
+            if ((fd >> b) & 1) {
+                nb[cnt] = prev_cell(c, at + s, fd, b);
+                nc[cnt++] = cell + w;
+            }
+            const fcell me = *nb[0];
+            *now++ = me;
+            for (int q = 1; q < cnt; q++)
+                if (nb[q]->reg != me.reg)
+                    add_even(c, (end){me.reg, cell, k, me.src},
+                             (end){nb[q]->reg, nc[q], k - 1, nb[q]->src});
+            /* Layer k: the largest region's cells on any side; small cells
+             * already placed (up, left). */
+            const end mine = {me.reg, cell, k, me.src};
+            if ((bu >> b) & 1)
+                add_odd(c, mine, (end){BIG, cell - w, k, NONE});
+            if ((bleft >> b) & 1)
+                add_odd(c, mine, (end){BIG, cell - 1, k, NONE});
+            if ((bright >> b) & 1)
+                add_odd(c, mine, (end){BIG, cell + 1, k, NONE});
+            if ((bd >> b) & 1)
+                add_odd(c, mine, (end){BIG, cell + w, k, NONE});
+            if ((nu >> b) & 1) {
+                const fcell *o = (const fcell *)c->cells_n.p + rank_in(c->pre_n, at - s, nu, b);
+                if (o->reg != me.reg)
+                    add_odd(c, mine, (end){o->reg, cell - w, k, o->src});
+            }
+            if ((nleft >> b) & 1) {
+                const fcell *o = (const fcell *)c->cells_n.p +
+                                 (b ? rank_in(c->pre_n, at, n0, b - 1)
+                                    : rank_in(c->pre_n, at - 1, nl, 63));
+                if (o->reg != me.reg)
+                    add_odd(c, mine, (end){o->reg, cell - 1, k, o->src});
             }
         }
-        /* The largest region's new cells beside small cells of layer k - 1:
-         * edges of weight 2k, seen from this side only. */
-        for (uint64_t s = b & dilate_small(c, y, i); s; s &= s - 1) {
-            const uint32_t x = (uint32_t)(i * 64 + (size_t)__builtin_ctzll(s));
-            const uint32_t cell = y * w + x;
-            if ((st = vec_reserve(&c->even, 4)) != CG_OK)
-                return st;
-            for (int d = 0; d < 4; d++) {
-                int64_t nx = (int64_t)x + dx[d], ny = (int64_t)y + dy[d];
-                if (nx < 0 || ny < 0 || nx >= w || ny >= c->h)
-                    continue;
-                const uint32_t ux = (uint32_t)nx, uy = (uint32_t)ny;
-                if (!bit(c->front, c, ux, uy) || bit(c->terr, c, ux, uy))
-                    continue;
-                const size_t wi = (size_t)uy * nw + (ux >> 6);
-                const fcell *f = &fprev[rank_small(c->front, c->terr, c->pre_f, wi, ux)];
-                add_edge(c, &c->even, (end){BIG, cell, k, NONE},
-                         (end){f->reg, uy * w + ux, k - 1, f->src});
+        /* The largest region's cells of layer k beside small cells of layer
+         * k - 1: edges of weight 2k, seen from this side only. */
+        for (uint64_t m = wk[j].xb; m; m &= m - 1) {
+            const unsigned b = (unsigned)__builtin_ctzll(m);
+            const uint32_t x = x0 + b, cell = y * w + x;
+            const end mine = {BIG, cell, k, NONE};
+            const fcell *o;
+            if ((fu >> b) & 1) {
+                o = prev_cell(c, at - s, fu, b);
+                add_even(c, mine, (end){o->reg, cell - w, k - 1, o->src});
+            }
+            if ((fleft >> b) & 1) {
+                o = b ? prev_cell(c, at, f0, b - 1) : prev_cell(c, at - 1, fl, 63);
+                add_even(c, mine, (end){o->reg, cell - 1, k - 1, o->src});
+            }
+            if ((fright >> b) & 1) {
+                o = b < 63 ? prev_cell(c, at, f0, b + 1) : prev_cell(c, at + 1, fr, 0);
+                add_even(c, mine, (end){o->reg, cell + 1, k - 1, o->src});
+            }
+            if ((fd >> b) & 1) {
+                o = prev_cell(c, at + s, fd, b);
+                add_even(c, mine, (end){o->reg, cell + w, k - 1, o->src});
             }
         }
     }
-    c->cells_n.n = nnow;
+    c->cells_n.n = (size_t)(now - (fcell *)c->cells_n.p);
     return CG_OK;
 }
 
@@ -495,85 +571,108 @@ static void advance(joiner *c)
     c->cells_n = v;
 }
 
-/* Labelling hook of the small regions: their cells' raw labels, in scan
- * order, become layer 0's owners (resolved afterwards). */
-static void small_cells(void *ctx, uint32_t y, const uint32_t *x0, const uint32_t *x1,
-                        const uint32_t *label, size_t n)
+/* The layers, until one region is left. */
+INLINE cg_status layers(joiner *c)
 {
-    joiner *c = ctx;
-    fcell *f = (fcell *)c->cells_f.p + c->cells_f.n;
-    for (size_t j = 0; j < n; j++)
-        for (uint32_t x = x0[j]; x < x1[j]; x++)
-            *f++ = (fcell){label[j], y * c->w + x};
-    c->cells_f.n = (size_t)(f - (fcell *)c->cells_f.p);
+    cg_status st = CG_OK;
+    for (uint32_t k = 1; st == CG_OK && c->regions > 1 && c->act_f.n; k++) {
+        c->odd.n = 0;
+        if ((st = grow(c)) != CG_OK || (st = meet(c, k)) != CG_OK)
+            break;
+        take_edges(c, &c->odd);
+        advance(c);
+    }
+    return st;
 }
 
-/* Layer 0: all floor; the largest region's floor is its territory; the
- * other regions' cells get ids 1..R-1 from a labelling of their floor. */
-static cg_status layer0(joiner *c, cg_grid *big, uint64_t small_cells_n)
+static cg_status layers_base(joiner *c)
+{
+    return layers(c);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+__attribute__((target("popcnt,bmi,bmi2,lzcnt"))) static cg_status layers_popcnt(joiner *c)
+{
+    return layers(c);
+}
+#endif
+
+/* Labelling hook: keeps every run, to sort the cells into layer 0. */
+static void keep_runs(void *ctx, uint32_t y, const uint32_t *x0, const uint32_t *x1,
+                      const uint32_t *label, size_t n)
+{
+    joiner *c = ctx;
+    if (c->oom || vec_reserve(&c->runs, n) != CG_OK) {
+        c->oom = 1; /* reported after the labelling */
+        return;
+    }
+    run3 *r = (run3 *)c->runs.p + c->runs.n;
+    for (size_t j = 0; j < n; j++)
+        r[j] = (run3){x0[j], x1[j], label[j]};
+    c->runs.n += n;
+    c->rows[y] = (uint32_t)n; /* runs in row y */
+}
+
+/* Layer 0: all floor. The largest region's floor is its territory; the
+ * others' cells get ids 1..R-1 (in scan order of their first cells) and go
+ * to the dense array in scan order. */
+static cg_status layer0(joiner *c, const cg__labeller *lb, uint32_t largest, uint64_t small_n)
 {
     const cg_grid *g = c->g;
     const size_t nw = c->nw;
     cg_status st;
-    /* The small regions' floor as a grid: floor in g, wall in big. */
-    cg_grid *sm = NULL;
-    if ((st = cg__grid_new_like(&sm, g)) != CG_OK)
-        return st;
-    for (uint32_t y = 0; y < c->h; y++) {
-        const uint64_t *gr = cg__row(g, y), *br = cg__row(big, y);
-        uint64_t *sr = cg__row(sm, y);
-        for (size_t i = 0; i < nw; i++)
-            sr[i] = gr[i] | ~br[i];
-    }
-    cg__grid_fix_tail(sm);
-    if ((st = vec_reserve(&c->cells_f, small_cells_n)) != CG_OK) {
-        cg_grid_free(sm);
-        return st;
-    }
-    cg__labeller lb;
-    st = cg__label(&lb, sm, 0, small_cells, c);
-    cg_grid_free(sm);
-    if (st != CG_OK)
-        return st;
-    /* Raw labels to ids 1..S, roots in scan order. */
-    uint32_t *id = malloc((lb.n ? lb.n : 1) * sizeof *id);
-    if (!id) {
-        cg__labeller_free(&lb);
+    uint32_t *reg = malloc((lb->n ? lb->n : 1) * sizeof *reg);
+    if (!reg)
         return CG_ENOMEM;
-    }
     uint32_t nid = 0;
-    for (size_t l = 0; l < lb.n; l++)
-        if (lb.parent[l] == l)
-            id[l] = ++nid;
-    fcell *f = c->cells_f.p;
-    for (size_t j = 0; j < c->cells_f.n; j++)
-        f[j].reg = id[lb.parent[f[j].reg]];
-    free(id);
-    cg__labeller_free(&lb);
+    for (size_t l = 0; l < lb->n; l++)
+        if (lb->parent[l] == l && l != largest)
+            reg[l] = ++nid;
+    reg[largest] = BIG;
+    for (size_t l = 0; l < lb->n; l++)
+        reg[l] = reg[lb->parent[l]];
     c->uf = malloc(((size_t)nid + 1) * sizeof *c->uf);
-    if (!c->uf)
+    if (!c->uf || (st = vec_reserve(&c->cells_f, small_n)) != CG_OK) {
+        free(reg);
         return CG_ENOMEM;
+    }
     for (uint32_t r = 0; r <= nid; r++)
         c->uf[r] = r;
     c->regions = (uint64_t)nid + 1;
-    /* Bitboards and prefix counts of layer 0. */
+    const run3 *run = c->runs.p;
+    fcell *cell = c->cells_f.p;
     uint32_t count = 0;
     for (uint32_t y = 0; y < c->h; y++) {
-        const uint64_t *gr = cg__row(g, y), *br = cg__row(big, y);
+        const uint64_t *gr = cg__row(g, y);
+        const size_t at = at_of(c, y, 0);
         for (size_t i = 0; i < nw; i++) {
-            const size_t at = (size_t)y * nw + i;
-            const uint64_t floor = ~gr[i] & in_map(c, i), bigf = ~br[i] & in_map(c, i);
-            c->reach[at] = c->front[at] = floor;
-            c->terr[at] = c->big[at] = bigf;
-            c->pre_f[at] = count;
-            count += (uint32_t)__builtin_popcountll(floor & ~bigf);
+            const uint64_t floor = ~gr[i] & in_map(c, i);
+            c->reach[at + i] = c->front[at + i] = c->terr[at + i] = c->big[at + i] = floor;
+        }
+        for (uint32_t j = 0; j < c->rows[y]; j++, run++) {
+            const uint32_t r = reg[run->label];
+            if (r == BIG)
+                continue;
+            cg__set_span(&c->terr[at], run->x0, run->x1, 0);
+            cg__set_span(&c->big[at], run->x0, run->x1, 0);
+            for (uint32_t x = run->x0; x < run->x1; x++)
+                *cell++ = (fcell){r, y * c->w + x};
+        }
+        for (size_t i = 0; i < nw; i++) {
+            const uint64_t floor = c->front[at + i];
+            c->pre_f[at + i] = count;
+            count += (uint32_t)__builtin_popcountll(floor & ~c->terr[at + i]);
             if (floor) {
-                if ((st = vec_reserve(&c->act_f, 1)) != CG_OK)
+                if ((st = vec_reserve(&c->act_f, 1)) != CG_OK) {
+                    free(reg);
                     return st;
-                ((uint32_t *)c->act_f.p)[c->act_f.n++] = (uint32_t)at;
+                }
+                ((uint32_t *)c->act_f.p)[c->act_f.n++] = (uint32_t)(at + i);
             }
         }
     }
+    c->cells_f.n = (size_t)(cell - (fcell *)c->cells_f.p);
+    free(reg);
     return CG_OK;
 }
 
@@ -589,12 +688,13 @@ static void joiner_free(joiner *c)
     free(c->act_f.p);
     free(c->act_n.p);
     free(c->big_n.p);
+    free(c->work.p);
     free(c->cells_f.p);
     free(c->cells_n.p);
     free(c->cand);
     free(c->rows);
-    free(c->even.p);
     free(c->odd.p);
+    free(c->runs.p);
     free(c->uf);
 }
 
@@ -605,64 +705,79 @@ cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors)
     /* Cells are named by 32-bit indices y * w + x. */
     if ((uint64_t)g->w * g->h > UINT32_MAX)
         return CG_EOVERFLOW;
-    cg__labeller lb;
-    cg_status st = cg__label(&lb, g, 0, NULL, NULL);
-    if (st != CG_OK)
-        return st;
-    uint64_t roots;
-    uint32_t largest = cg__largest_root(&lb, &roots);
-    if (roots <= 1) {
-        cg__labeller_free(&lb);
-        return CG_OK;
-    }
-    /* The largest region alone, as a grid. */
-    cg_grid *big = NULL;
-    st = cg__grid_new_like(&big, g);
-    if (st == CG_OK) {
-        memcpy(big->mem, g->mem, g->stride * ((size_t)g->h + 2 * CG__PAD) * sizeof(uint64_t));
-        st = cg__flip_regions_except(big, &lb, largest);
-    }
-    uint64_t small_n = cg_grid_floor_count(g) - lb.size[largest];
-    cg__labeller_free(&lb);
-
     joiner c;
     memset(&c, 0, sizeof c);
     c.g = g;
     c.w = g->w;
     c.h = g->h;
     c.nw = g->nw;
+    c.stride = g->nw + 2;
     c.last = ~cg__tail_mask(g);
     c.width = width;
     c.ncw = (c.nw + 63) / 64;
     c.act_f.elem = c.act_n.elem = sizeof(uint32_t);
     c.big_n.elem = sizeof(uint64_t);
+    c.work.elem = sizeof(work);
     c.cells_f.elem = c.cells_n.elem = sizeof(fcell);
-    c.even.elem = c.odd.elem = sizeof(edge);
-    const size_t words = c.nw * c.h; /* <= cells / 64 + h: no overflow below 2^32 cells */
-    if (st == CG_OK) {
-        c.reach = malloc(words * sizeof(uint64_t));
-        c.terr = malloc(words * sizeof(uint64_t));
-        c.front = malloc(words * sizeof(uint64_t));
+    c.odd.elem = sizeof(edge);
+    c.runs.elem = sizeof(run3);
+    c.rows = malloc((size_t)c.h * sizeof(uint32_t));
+    if (!c.rows)
+        return CG_ENOMEM;
+    /* Room for every floor run at once (count their starts): growing the
+     * list as the labelling goes would copy it over and over. */
+    uint64_t nruns = 0;
+    for (uint32_t y = 0; y < c.h; y++) {
+        const uint64_t *r = cg__row(g, y);
+        uint64_t carry = 0;
+        for (size_t i = 0; i < c.nw; i++) {
+            const uint64_t f = ~r[i] & in_map(&c, i);
+            nruns += (uint64_t)__builtin_popcountll(f & ~((f << 1) | carry));
+            carry = f >> 63;
+        }
+    }
+    if (nruns > SIZE_MAX / sizeof(run3) || vec_reserve(&c.runs, (size_t)nruns) != CG_OK) {
+        joiner_free(&c);
+        return CG_ENOMEM;
+    }
+    cg__labeller lb;
+    cg_status st = cg__label(&lb, g, 0, keep_runs, &c);
+    if (st != CG_OK) {
+        joiner_free(&c);
+        return st;
+    }
+    uint64_t roots;
+    const uint32_t largest = cg__largest_root(&lb, &roots);
+    if (c.oom)
+        st = CG_ENOMEM;
+    if (roots > 1 && st == CG_OK) {
+        const size_t words = c.stride * ((size_t)c.h + 2);
+        c.reach = calloc(words, sizeof(uint64_t));
+        c.terr = calloc(words, sizeof(uint64_t));
+        c.front = calloc(words, sizeof(uint64_t));
         c.next = calloc(words, sizeof(uint64_t));
-        c.big = malloc(words * sizeof(uint64_t));
+        c.big = calloc(words, sizeof(uint64_t));
         c.pre_f = malloc(words * sizeof(uint32_t));
         c.pre_n = malloc(words * sizeof(uint32_t));
         c.cand = calloc(c.ncw * c.h, sizeof(uint64_t));
-        c.rows = malloc((size_t)c.h * sizeof(uint32_t));
         if (!c.reach || !c.terr || !c.front || !c.next || !c.big || !c.pre_f || !c.pre_n ||
-            !c.cand || !c.rows)
+            !c.cand)
             st = CG_ENOMEM;
-    }
-    if (st == CG_OK)
-        st = layer0(&c, big, small_n);
-    cg_grid_free(big);
-    for (uint32_t k = 1; st == CG_OK && c.regions > 1 && c.act_f.n; k++) {
-        c.even.n = c.odd.n = 0;
-        if ((st = grow(&c)) != CG_OK || (st = meet(&c, k)) != CG_OK)
-            break;
-        take_edges(&c, &c.even);
-        take_edges(&c, &c.odd);
-        advance(&c);
+        if (st == CG_OK)
+            st = layer0(&c, &lb, largest, cg_grid_floor_count(g) - lb.size[largest]);
+        free(c.runs.p);
+        c.runs.p = NULL;
+        cg__labeller_free(&lb);
+        if (st == CG_OK) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+            if (cg__regions_popcnt())
+                st = layers_popcnt(&c);
+            else
+#endif
+                st = layers_base(&c);
+        }
+    } else {
+        cg__labeller_free(&lb);
     }
     if (corridors)
         *corridors = c.corridors;

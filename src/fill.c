@@ -7,12 +7,15 @@
  *
  * The hash of a row's cells is cg__cell_hash unrolled: the row part
  * mix64(key ^ y*C) once per row, then mix64(rowhash + x*K) per cell. The
- * vector paths compute it for 8 cells per instruction (x*K as base + lane*K,
- * the same value mod 2^64, so the same bits as the scalar path, which the
- * tests check) and pack the 64 comparisons of a word into its bits. Cells
- * past the map's width are hashed too and then overwritten by the tail
- * walls (cg__grid_wall_ring). The path is chosen as for the automaton
- * (automaton.c). */
+ * AVX2 and AVX-512 paths compute it for 8 cells per instruction (x*K as
+ * base + lane*K, the same value mod 2^64, so the same bits as the scalar
+ * path, which tests/test_fill.c checks against the documented formula on
+ * every path) and pack the 64 comparisons of a word into its bits; AVX-512
+ * has the 64-bit multiply (vpmullq) and compares straight into mask bits,
+ * AVX2 emulates the multiply. Cells past the map's width are hashed too and
+ * then overwritten by the tail walls (cg__grid_wall_ring). The path is
+ * chosen as for the automaton (automaton.c); the baseline vector path uses
+ * the scalar code, as SSE2 and NEON lack a 64-bit multiply. */
 #include "internal.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -27,18 +30,27 @@ static uint64_t threshold_of(uint32_t ppb)
     return ((uint64_t)ppb << 32) / 1000000000u;
 }
 
-/* The reference: one cg__cell_hash per cell, exactly as documented in
- * docs/randomness.md. */
+/* splitmix64's finaliser, as cg__mix64 (rng.c), here so it inlines. */
+static inline uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* Portable C: cg__cell_hash per cell, its row part hoisted out of the row
+ * (the same value: cg__cell_hash(key, x, y) = mix(rowhash + x*K)). */
 static void fill_scalar(cg_grid *g, uint64_t key, uint64_t threshold)
 {
     for (uint32_t y = 0; y < g->h; y++) {
         uint64_t *r = cg__row(g, y);
+        uint64_t rowhash = mix(key ^ ((uint64_t)y * ROWMUL));
         for (size_t i = 0; i < g->nw; i++) {
             uint64_t word = 0;
             uint64_t x0 = (uint64_t)i * 64;
             unsigned n = g->w - x0 < 64 ? (unsigned)(g->w - x0) : 64;
             for (unsigned b = 0; b < n; b++) {
-                uint64_t h = cg__cell_hash(key, (int64_t)(x0 + b), y) >> 32;
+                uint64_t h = mix(rowhash + (x0 + b) * GOLDEN) >> 32;
                 word |= (uint64_t)(h < threshold) << b;
             }
             r[i] = word;
@@ -46,7 +58,7 @@ static void fill_scalar(cg_grid *g, uint64_t key, uint64_t threshold)
     }
 }
 
-#if defined(__GNUC__)
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 typedef uint64_t fill_v8 __attribute__((vector_size(64)));
 typedef int64_t fill_v8s __attribute__((vector_size(64)));
 
@@ -81,13 +93,6 @@ static inline __attribute__((always_inline)) void fill_row_v8(uint64_t *r, size_
     }
 }
 
-static void fill_vector(cg_grid *g, uint64_t key, uint64_t threshold)
-{
-    for (uint32_t y = 0; y < g->h; y++)
-        fill_row_v8(cg__row(g, y), g->nw, cg__mix64(key ^ ((uint64_t)y * ROWMUL)), threshold);
-}
-
-#if defined(__x86_64__) || defined(__i386__)
 __attribute__((target("avx2"))) static void fill_avx2(cg_grid *g, uint64_t key,
                                                        uint64_t threshold)
 {
@@ -117,7 +122,6 @@ fill_avx512(cg_grid *g, uint64_t key, uint64_t threshold)
     }
 }
 #endif
-#endif
 
 void cg__fill(cg_grid *g, uint64_t key, uint32_t ppb)
 {
@@ -132,12 +136,8 @@ void cg__fill(cg_grid *g, uint64_t key, uint32_t ppb)
         fill_avx2(g, key, threshold);
         break;
 #endif
-#if defined(__GNUC__)
-    case CG__PATH_VECTOR:
-        fill_vector(g, key, threshold);
-        break;
-#endif
-    default:
+    default: /* scalar, and the baseline vector path: SSE2 or NEON have no
+              * 64-bit multiply, emulating it was slower than scalar code */
         fill_scalar(g, key, threshold);
         break;
     }

@@ -86,9 +86,13 @@ static void on_warning(png_structp png, png_const_charp msg)
     (void)msg;
 }
 
-/* The encoder. Heap-allocated (it survives a libpng longjmp unchanged). */
+/* The encoder. Heap-allocated: a libpng error longjmps back into
+ * cg__write_png, after which its own locals changed since setjmp would be
+ * indeterminate (C11 7.13.2.1), but this, reached through an unchanged
+ * pointer, is not. */
 struct enc {
     png_structp png;
+    struct sink sink;
     /* The image. */
     uint32_t scale;
     int depth;
@@ -119,36 +123,48 @@ struct enc {
     uint8_t lextra[259], lnextra[259];
     /* Adler-32 (RFC 1950) of the uncompressed stream. */
     uint64_t a, b;
-    /* Bit writer: bits not yet written, their count (< 8 between calls),
-     * the output buffer and the write position. */
+    uint8_t *out; /* IDAT_BYTES (+ 64 of slack) of compressed bytes */
+};
+
+/* The bit writer: bits not yet written, their count (< 8 between calls),
+ * the write position in e->out. A local of write_image, only ever passed to
+ * inlined functions: its fields stay in registers, which they could not if
+ * it lived in struct enc (the byte stores through p may alias anything). */
+struct bw {
     uint64_t bits;
     unsigned nbits;
-    uint8_t *out, *p;
+    uint8_t *p;
 };
 
 /* ------------------------------------------------------------ bits */
 
-static void emit_idat(struct enc *e)
+/* Writes out[0..len) as an IDAT chunk. */
+static void emit_idat(png_structp png, const uint8_t *out, size_t len)
 {
-    if (e->p > e->out) {
-        png_write_chunk(e->png, (png_const_bytep) "IDAT", e->out, (size_t)(e->p - e->out));
-        e->p = e->out;
-    }
+    if (len)
+        png_write_chunk(png, (png_const_bytep) "IDAT", out, len);
 }
 
 /* Appends n <= 56 bits (LSB first, RFC 1951 3.1.1). */
-static inline void put(struct enc *e, uint64_t v, unsigned n)
+static inline __attribute__((always_inline)) void put(const struct enc *e, struct bw *w,
+                                                      uint64_t v, unsigned n)
 {
-    e->bits |= v << e->nbits;
-    e->nbits += n;
-    unsigned whole = e->nbits >> 3;
+    w->bits |= v << w->nbits;
+    w->nbits += n;
+    unsigned whole = w->nbits >> 3;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(w->p, &w->bits, 8);
+#else
     for (unsigned k = 0; k < 8; k++)
-        e->p[k] = (uint8_t)(e->bits >> (8 * k)); /* one 8-byte store */
-    e->p += whole;
-    e->bits = whole ? e->bits >> (8 * whole) : e->bits;
-    e->nbits &= 7;
-    if (e->p >= e->out + IDAT_BYTES)
-        emit_idat(e);
+        w->p[k] = (uint8_t)(w->bits >> (8 * k));
+#endif
+    w->p += whole;
+    w->bits = whole ? w->bits >> (8 * whole) : w->bits;
+    w->nbits &= 7;
+    if (w->p >= e->out + IDAT_BYTES) {
+        emit_idat(e->png, e->out, (size_t)(w->p - e->out));
+        w->p = e->out;
+    }
 }
 
 /* ------------------------------------------------------------ Huffman */
@@ -242,69 +258,77 @@ static void build_codes(const uint8_t *len, int n, uint16_t *code)
 
 /* The symbols of the stream, counted (pass 1) or written (pass 2): `emit`
  * is a constant in each caller, so each pass gets its own straight code. */
-static inline __attribute__((always_inline)) void lit(struct enc *e, unsigned v, const int emit)
+static inline __attribute__((always_inline)) void lit(struct enc *e, struct bw *w, unsigned v,
+                                                      const int emit)
 {
     if (emit)
-        put(e, e->code[v], e->len[v]);
+        put(e, w, e->code[v], e->len[v]);
     else
         e->freq[v]++;
 }
 
 /* A match of length 3..258 at distance 1 (distance code 0, whose code is the
  * single bit 0). */
-static inline __attribute__((always_inline)) void match(struct enc *e, unsigned l,
+static inline __attribute__((always_inline)) void match(struct enc *e, struct bw *w, unsigned l,
                                                         const int emit)
 {
     unsigned s = e->lsym[l];
     if (emit)
-        put(e, e->code[s] | (uint64_t)e->lextra[l] << e->len[s],
+        put(e, w, e->code[s] | (uint64_t)e->lextra[l] << e->len[s],
             e->len[s] + e->lnextra[l] + 1u);
     else
         e->freq[s]++;
 }
 
-static inline __attribute__((always_inline)) void flush_run(struct enc *e, const int emit)
+static inline __attribute__((always_inline)) void flush_run(struct enc *e, struct bw *w,
+                                                            const int emit)
 {
     uint64_t n = e->run;
     while (n >= 3) {
         unsigned l = n > 258 ? 258 : (unsigned)n;
-        match(e, l, emit);
+        match(e, w, l, emit);
         n -= l;
     }
     while (n--)
-        lit(e, (unsigned)e->prev, emit);
+        lit(e, w, (unsigned)e->prev, emit);
     e->run = 0;
 }
 
-/* n copies of byte u. */
-static inline __attribute__((always_inline)) void put_same(struct enc *e, unsigned u,
-                                                           uint64_t n, const int emit)
+/* n copies of byte u, in the parse (the checksum is kept apart). */
+static inline __attribute__((always_inline)) void run_of(struct enc *e, struct bw *w, unsigned u,
+                                                         uint64_t n, const int emit)
 {
     if ((int)u == e->prev) {
         e->run += n;
     } else {
-        flush_run(e, emit);
-        lit(e, u, emit);
+        flush_run(e, w, emit);
+        lit(e, w, u, emit);
         e->prev = (int)u;
         e->run = n - 1;
     }
-    if (emit) {
-        e->a += u;
-        e->b += e->a + (n - 1) % ADLER_MOD * (e->a % ADLER_MOD);
-        e->a %= ADLER_MOD;
-        e->b %= ADLER_MOD;
-    }
 }
 
-static inline __attribute__((always_inline)) void put_bytes(struct enc *e, const uint8_t *s,
-                                                            size_t n, const int emit)
+/* The Adler-32 sums after n copies of byte u: a += n*u, b += n*a +
+ * u*n(n+1)/2, mod 65521 (RFC 1950 8.2). */
+static void adler_same(struct enc *e, unsigned u, uint64_t n)
+{
+    uint64_t a = e->a % ADLER_MOD, nm = n % ADLER_MOD;
+    uint64_t tri = (n & 1) ? nm * (((n + 1) / 2) % ADLER_MOD)
+                           : ((n / 2) % ADLER_MOD) * ((n + 1) % ADLER_MOD);
+    e->b = (e->b % ADLER_MOD + nm * a + tri % ADLER_MOD * u) % ADLER_MOD;
+    e->a = (a + nm * u) % ADLER_MOD;
+}
+
+static inline __attribute__((always_inline)) void put_bytes(struct enc *e, struct bw *w,
+                                                            const uint8_t *s, size_t n,
+                                                            const int emit)
 {
     for (size_t i = 0; i < n; i++) {
         if (s[i] == e->prev) {
             e->run++;
         } else {
-            flush_run(e, emit);
-            lit(e, s[i], emit);
+            flush_run(e, w, emit);
+            lit(e, w, s[i], emit);
             e->prev = s[i];
         }
         if (emit) {
@@ -339,41 +363,50 @@ static inline uint8_t group_of(const uint64_t *r, size_t j)
 
 /* One pass over the image: every cell row as its pixel row (filter None)
  * and scale-1 copies (filter Up, so zeros). */
-static inline __attribute__((always_inline)) void parse_image(struct enc *e, const cg_grid *g,
-                                                              const int emit)
+static inline __attribute__((always_inline)) void parse_image(struct enc *e, struct bw *w,
+                                                              const cg_grid *g, const int emit)
 {
     const size_t bytes8 = e->bytes8, nfull = e->nfull, rem = e->rem;
     const uint8_t *table = e->table;
     size_t mi = 0;
+    /* Counting looks at every step-th cell row only (see write_image). */
+    const uint32_t step = emit || g->h <= 256 ? 1 : g->h / 256;
     e->prev = -1;
     e->run = 0;
     for (uint32_t y = 0; y < g->h; y++) {
         const uint64_t *r = cg__row(g, y);
-        put_same(e, 0, 1, emit); /* filter None */
+        if (y % step) {
+            for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
+                ;
+            continue;
+        }
+        run_of(e, w, 0, 1, emit); /* filter None */
+        if (emit)
+            adler_same(e, 0, 1);
         if (mi < g->nmarks && g->marks[mi].y == y) {
             for (size_t j = 0; j * bytes8 < e->rowbytes; j++)
                 memcpy(e->row + j * bytes8, table + group_of(r, j) * bytes8, bytes8);
             for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
                 paint_cell(e->row, g->marks[mi].x, e->scale, 1u + g->marks[mi].kind);
-            put_bytes(e, e->row, e->rowbytes, emit);
+            put_bytes(e, w, e->row, e->rowbytes, emit);
         } else {
             for (size_t j = 0; j < nfull; j++) {
                 unsigned v = group_of(r, j);
                 const uint8_t *px = table + v * bytes8;
                 if (e->uniform[v]) {
-                    put_same(e, px[0], bytes8, emit);
-                    continue;
-                }
-                flush_run(e, emit);
-                if (!emit) {
-                    e->gcount[v]++;
-                } else if (e->glen[v]) {
-                    put(e, e->gbits[v], e->glen[v]);
+                    run_of(e, w, px[0], bytes8, emit);
                 } else {
-                    for (size_t i = 0; i < bytes8; i++)
-                        put(e, e->code[px[i]], e->len[px[i]]);
+                    flush_run(e, w, emit);
+                    if (!emit) {
+                        e->gcount[v]++;
+                    } else if (e->glen[v]) {
+                        put(e, w, e->gbits[v], e->glen[v]);
+                    } else {
+                        for (size_t i = 0; i < bytes8; i++)
+                            put(e, w, e->code[px[i]], e->len[px[i]]);
+                    }
+                    e->prev = px[bytes8 - 1];
                 }
-                e->prev = px[bytes8 - 1];
                 if (emit) {
                     e->b += bytes8 * e->a + e->gwsum[v];
                     e->a += e->gsum[v];
@@ -388,14 +421,22 @@ static inline __attribute__((always_inline)) void parse_image(struct enc *e, con
                 e->b %= ADLER_MOD;
             }
             if (rem)
-                put_bytes(e, table + group_of(r, nfull) * bytes8, rem, emit);
+                put_bytes(e, w, table + group_of(r, nfull) * bytes8, rem, emit);
         }
         for (uint32_t k = 1; k < e->scale; k++) {
-            put_same(e, 2, 1, emit); /* filter Up: the row above again */
-            put_same(e, 0, e->rowbytes, emit);
+            run_of(e, w, 2, 1, emit); /* filter Up: the row above again */
+            run_of(e, w, 0, e->rowbytes, emit);
+            if (emit) {
+                adler_same(e, 2, 1);
+                adler_same(e, 0, e->rowbytes);
+            }
         }
     }
-    flush_run(e, emit);
+    flush_run(e, w, emit);
+    if (emit) {
+        e->a %= ADLER_MOD;
+        e->b %= ADLER_MOD;
+    }
 }
 
 /* ------------------------------------------------------------ the block */
@@ -442,9 +483,10 @@ static void init_tables(struct enc *e)
 
 /* The dynamic block header (RFC 1951 3.2.7) for the literal/length lengths
  * e->len and one distance code (distance 1) of length 1. */
-static void put_header(struct enc *e)
+static void put_header(struct enc *e, struct bw *w)
 {
-    static const uint8_t order[19] = {16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15};
+    static const uint8_t order[19] = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
+                                      11, 4,  12, 3, 13, 2, 14, 1, 15};
     int hlit = NLIT;
     while (hlit > 257 && e->len[hlit - 1] == 0)
         hlit--;
@@ -506,24 +548,39 @@ static void put_header(struct enc *e)
     int hclen = 19;
     while (hclen > 4 && clen[order[hclen - 1]] == 0)
         hclen--;
-    put(e, 1, 1); /* BFINAL: the only block */
-    put(e, 2, 2); /* BTYPE: dynamic Huffman */
-    put(e, (uint64_t)(hlit - 257), 5);
-    put(e, 0, 5); /* HDIST: one distance code */
-    put(e, (uint64_t)(hclen - 4), 4);
+    put(e, w, 1, 1); /* BFINAL: the only block */
+    put(e, w, 2, 2); /* BTYPE: dynamic Huffman */
+    put(e, w, (uint64_t)(hlit - 257), 5);
+    put(e, w, 0, 5); /* HDIST: one distance code */
+    put(e, w, (uint64_t)(hclen - 4), 4);
     for (int i = 0; i < hclen; i++)
-        put(e, clen[order[i]], 3);
+        put(e, w, clen[order[i]], 3);
     static const uint8_t extra_bits[19] = {[16] = 2, [17] = 3, [18] = 7};
     for (int i = 0; i < ns; i++)
-        put(e, ccode[sym[i]] | (uint64_t)ext[i] << clen[sym[i]], clen[sym[i]] + extra_bits[sym[i]]);
+        put(e, w, ccode[sym[i]] | (uint64_t)ext[i] << clen[sym[i]],
+            clen[sym[i]] + extra_bits[sym[i]]);
 }
 
 /* The image data: zlib header, one deflate block, Adler-32. */
 static void write_image(struct enc *e, const cg_grid *g)
 {
     init_tables(e);
-    parse_image(e, g, 0);
-    e->freq[EOB] = 1;
+    /* Pass 1 counts the symbols of a sample of the rows (all of them up to
+     * 256 rows, else every h/256-th: a cave's statistics are the same all
+     * over, and the sample depends only on the grid, so the bytes stay a
+     * function of it). The code must still cover every symbol the second
+     * pass can write: each one that can occur (any byte of the table, the
+     * filter bytes, any byte at all in a row with markers, every match
+     * length) counts at least once. */
+    struct bw counting = {0, 0, e->out}; /* writes nothing */
+    parse_image(e, &counting, g, 0);
+    for (unsigned v = 0; v < 256; v++)
+        for (size_t i = 0; i < e->bytes8; i++)
+            e->freq[e->table[v * e->bytes8 + i]] += e->gcount[v] ? e->gcount[v] : 1;
+    for (unsigned v = 0; v < 256; v++)
+        e->freq[v] += g->nmarks || v == 0 || v == 2 ? 1 : 0;
+    for (unsigned sym = EOB; sym < NLIT; sym++)
+        e->freq[sym] += 1;
     build_lengths(e->freq, NLIT, 15, e->len);
     build_codes(e->len, NLIT, e->code);
     for (unsigned v = 0; v < 256; v++) {
@@ -541,20 +598,20 @@ static void write_image(struct enc *e, const cg_grid *g)
         e->gbits[v] = bits;
         e->glen[v] = (uint8_t)(n <= 56 ? n : 0);
     }
-    e->p = e->out;
-    put(e, 0x78, 8); /* CMF: deflate, 32 KiB window */
-    put(e, 0x01, 8); /* FLG: (0x78 * 256 + 0x01) % 31 == 0 */
-    put_header(e);
+    struct bw w = {0, 0, e->out};
+    put(e, &w, 0x78, 8); /* CMF: deflate, 32 KiB window */
+    put(e, &w, 0x01, 8); /* FLG: (0x78 * 256 + 0x01) % 31 == 0 */
+    put_header(e, &w);
     e->a = 1;
     e->b = 0;
-    parse_image(e, g, 1);
-    put(e, e->code[EOB], e->len[EOB]);
-    if (e->nbits)
-        put(e, 0, 8 - e->nbits);
+    parse_image(e, &w, g, 1);
+    put(e, &w, e->code[EOB], e->len[EOB]);
+    if (w.nbits)
+        put(e, &w, 0, 8 - w.nbits);
     uint32_t adler = (uint32_t)(e->b << 16 | e->a);
     for (int k = 3; k >= 0; k--)
-        put(e, (adler >> (8 * k)) & 0xff, 8);
-    emit_idat(e);
+        put(e, &w, (adler >> (8 * k)) & 0xff, 8);
+    emit_idat(e->png, e->out, (size_t)(w.p - e->out));
 }
 
 cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,
@@ -574,11 +631,11 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     size_t rowbytes = (size_t)((pw * (uint64_t)depth + 7) / 8);
     size_t bytes8 = (size_t)scale * (size_t)depth;
     cg_status st = CG_ENOMEM;
-    struct sink sink = {write, ctx, 0};
     png_infop info = NULL;
     struct enc *e = calloc(1, sizeof *e);
     if (!e)
         goto done;
+    e->sink = (struct sink){write, ctx, 0};
     e->scale = scale;
     e->depth = depth;
     e->rowbytes = rowbytes;
@@ -597,11 +654,14 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     info = png_create_info_struct(e->png);
     if (!info)
         goto done;
+    /* The sink is handed to libpng before setjmp: an object that only
+     * escapes after it may be assumed unchanged when setjmp returns again
+     * (Clang forwards the 0 stored above). */
+    png_set_write_fn(e->png, &e->sink, sink_write, sink_flush);
     if (setjmp(png_jmpbuf(e->png))) {
-        st = sink.failed ? CG_EIO : CG_ENOMEM;
+        st = e->sink.failed ? CG_EIO : CG_ENOMEM;
         goto done;
     }
-    png_set_write_fn(e->png, &sink, sink_write, sink_flush);
     png_set_IHDR(e->png, info, (png_uint_32)pw, (png_uint_32)ph, depth, PNG_COLOR_TYPE_PALETTE,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_set_PLTE(e->png, info, palette, depth == 1 ? 2 : (int)(sizeof palette / sizeof *palette));

@@ -3,20 +3,23 @@
  * `remove-floor min=N`, `remove-walls min=N`, `keep-largest`.
  *
  * Instead of the seed's per-cell BFS, regions are labelled on *runs*: the
- * maximal horizontal stretches of one kind of cell in a row, read out of the
- * bitboard with count-trailing-zeros. A run of row y is 4-connected to the
- * runs of row y-1 whose columns overlap its own, so a union-find over run
- * labels (Rosenfeld & Pfaltz's two-pass labelling, done on runs as in
- * He, Chao & Suzuki, "A run-based two-scan labeling algorithm", IEEE TIP
- * 2008) finds the regions in one pass over the words plus work per run.
+ * maximal horizontal stretches of one kind of cell in a row. A row's runs
+ * come out of the bitboard with word operations (starts = m & ~(m << 1),
+ * ends likewise) and count-trailing-zeros. A run of row y is 4-connected to
+ * the runs of row y-1 whose columns overlap its own, and each overlapping
+ * pair is one run of (row y AND row y-1), whose start's rank (popcount)
+ * among either row's run starts names the two runs - no pointer chasing
+ * between the rows. A union-find over run labels (two-pass labelling on
+ * runs, as in He, Chao & Suzuki, "A run-based two-scan labeling algorithm",
+ * IEEE TIP 17(5), 2008) then gives the regions in one pass: time linear in
+ * the words plus the runs, memory O(width + labels) - never a label per
+ * cell. A run takes a new label only where it touches no run above (the top
+ * of a shape); it otherwise inherits the label of the first run above it.
  *
- * Memory is O(width + labels), never a label per cell: only the previous
- * row's runs are kept, and a run takes a new label only where it touches no
- * run of the row above (the top of a shape), otherwise it inherits the label
- * of the first run it overlaps. That rule is deterministic, so a second pass
- * that re-reads the rows assigns every run the very same label without
- * storing it, and can then clear or fill the runs of the regions to remove
- * with word operations. docs/regions.md has the details and the figures. */
+ * Removing a region is a flood fill over runs from its first cell, turning
+ * its runs to the other kind with word operations: the work is in
+ * proportion to what is removed, not to the map. docs/regions.md has the
+ * details and the figures. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,9 +99,10 @@ CG__INLINE void read_row(const cg_grid *g, uint32_t y, uint64_t flip, lrow *r, u
     const size_t nw = g->nw;
     uint64_t carry = 0;
     uint32_t total = 0;
+    uint64_t next = kind_word(g, row, 0, flip);
     for (size_t i = 0; i < nw; i++) {
-        uint64_t m = kind_word(g, row, i, flip);
-        uint64_t next = i + 1 < nw ? kind_word(g, row, i + 1, flip) : 0;
+        const uint64_t m = next;
+        next = i + 1 < nw ? kind_word(g, row, i + 1, flip) : 0;
         r->m[i] = m;
         r->s[i] = m & ~((m << 1) | carry);
         ends[i] = m & ~((m >> 1) | (next << 63));
@@ -112,42 +116,6 @@ CG__INLINE void read_row(const cg_grid *g, uint32_t y, uint64_t flip, lrow *r, u
         q = flatten(q, ends[i], (uint32_t)(i * 64 + 1)); /* one past the last cell */
     }
     r->n = total;
-}
-
-size_t cg__row_runs(const cg_grid *g, int64_t y, int walls, cg__run_span *out)
-{
-    const uint64_t *r = cg__row(g, y);
-    const uint64_t flip = walls ? 0 : ~UINT64_C(0);
-    size_t n = 0;
-    uint32_t start = 0;
-    int open = 0;
-    for (size_t i = 0; i < g->nw; i++) {
-        uint64_t m = kind_word(g, r, i, flip);
-        const uint32_t base = (uint32_t)(i * 64);
-        if (open) {
-            if (m == ~UINT64_C(0))
-                continue;
-            unsigned t = (unsigned)__builtin_ctzll(~m);
-            out[n++] = (cg__run_span){start, base + t, 0};
-            open = 0;
-            m &= ~UINT64_C(0) << t;
-        }
-        while (m) {
-            unsigned s = (unsigned)__builtin_ctzll(m);
-            uint64_t rest = ~m & (~UINT64_C(0) << s);
-            if (!rest) {
-                open = 1;
-                start = base + s;
-                break;
-            }
-            unsigned e = (unsigned)__builtin_ctzll(rest);
-            out[n++] = (cg__run_span){base + s, base + e, 0};
-            m &= ~UINT64_C(0) << e;
-        }
-    }
-    if (open)
-        out[n++] = (cg__run_span){start, g->w, 0};
-    return n;
 }
 
 CG__INLINE void set_span(uint64_t *row, uint32_t x0, uint32_t x1, int wall)
@@ -343,7 +311,7 @@ void cg__regions_force_base(int on)
     force_base = on;
 }
 
-static int use_popcnt(void)
+int cg__regions_popcnt(void)
 {
 #if defined(CG__HAVE_POPCNT_PATH)
     __builtin_cpu_init();
@@ -385,7 +353,7 @@ cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook 
     }
     if (st == CG_OK) {
 #if defined(CG__HAVE_POPCNT_PATH)
-        if (use_popcnt())
+        if (cg__regions_popcnt())
             st = label_rows_popcnt(lb, g, &b, hook, ctx);
         else
 #endif

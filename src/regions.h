@@ -5,12 +5,6 @@
 
 #include "internal.h"
 
-/* A run: cells x0 .. x1-1 of one row, all of one kind. */
-typedef struct cg__run_span {
-    uint32_t x0, x1;
-    uint32_t label;
-} cg__run_span;
-
 /* The result of labelling: after cg__label, parent[l] is the root of label
  * l (roots satisfy parent[r] == r and are numbered in scan order of their
  * first cell), size[r] is the number of cells of root r's region and
@@ -37,15 +31,13 @@ cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook 
 
 void cg__labeller_free(cg__labeller *lb);
 
-/* TEST/BENCH ONLY, not thread-safe: nonzero makes cg__label use its
- * baseline-ISA loop even where the POPCNT/BMI one could run. */
+/* TEST/BENCH ONLY, not thread-safe: nonzero makes cg__label and connect
+ * use their baseline-ISA loops even where the POPCNT/BMI ones could run. */
 void cg__regions_force_base(int on);
 
-/* Writes the runs of row y (of floor, or of walls when walls is nonzero,
- * clipped to the map) to out, which holds w/2 + 2 runs; returns their count.
- * Runs come in increasing x. (A plain, branchy reader, for callers that want
- * one row.) */
-size_t cg__row_runs(const cg_grid *g, int64_t y, int walls, cg__run_span *out);
+/* Nonzero when the POPCNT/BMI loops run (x86-64 with those instructions,
+ * not forced off). */
+int cg__regions_popcnt(void);
 
 /* Sets (wall nonzero) or clears cells x0 .. x1-1 (x0 < x1) of a row. */
 void cg__set_span(uint64_t *row, uint32_t x0, uint32_t x1, int wall);

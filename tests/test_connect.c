@@ -16,6 +16,8 @@
 
 /* Internal (src/regions.h): the step's body, which also counts corridors. */
 cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors);
+/* Forces the baseline-ISA loops of labelling and connect (tests only). */
+void cg__regions_force_base(int on);
 
 static const int sizes[][2] = {
     {1, 1},   {1, 2},   {2, 1},   {1, 77},  {77, 1},  {2, 2},   {3, 3},  {5, 7},
@@ -119,10 +121,8 @@ static int64_t check_connected(const uint8_t *before, const uint8_t *after, int 
     return carved;
 }
 
-static void after_connect_one_region_remains_and_no_floor_is_lost(void **state)
+static void connect_invariants(uint64_t rng)
 {
-    (void)state;
-    uint64_t rng = 0xc0ec7;
     static const int widths[] = {1, 2, 3, 5};
     for (size_t s = 0; s < NSIZES; s++) {
         int w = sizes[s][0], h = sizes[s][1];
@@ -141,6 +141,32 @@ static void after_connect_one_region_remains_and_no_floor_is_lost(void **state)
             }
             free(cells);
         }
+    }
+}
+
+static void after_connect_one_region_remains_and_no_floor_is_lost(void **state)
+{
+    (void)state;
+    connect_invariants(0xc0ec7);
+}
+
+/* connect's search is compiled twice too (baseline ISA, POPCNT/BMI): both
+ * copies carve the same corridors. */
+static void the_baseline_search_carves_the_same_corridors(void **state)
+{
+    (void)state;
+    uint64_t rng = 8;
+    for (int i = 0; i < 30; i++) {
+        int w = tu_range(&rng, 1, 200), h = tu_range(&rng, 1, 100);
+        uint8_t *cells = random_map(w, h, &rng, i);
+        cg_grid *fast = run_connect(cells, w, h, 1 + i % 4);
+        cg__regions_force_base(1);
+        cg_grid *base = run_connect(cells, w, h, 1 + i % 4);
+        cg__regions_force_base(0);
+        assert_true(tu_grids_equal(fast, base));
+        cg_grid_free(fast);
+        cg_grid_free(base);
+        free(cells);
     }
 }
 
@@ -392,6 +418,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(after_connect_one_region_remains_and_no_floor_is_lost),
+        cmocka_unit_test(the_baseline_search_carves_the_same_corridors),
         cmocka_unit_test(connect_after_a_cave_pipeline_leaves_one_region),
         cmocka_unit_test(one_wide_corridors_are_no_longer_than_the_minimum_spanning_tree),
         cmocka_unit_test(two_regions_are_joined_between_their_closest_cells),

@@ -360,6 +360,29 @@ static void png_of_a_big_random_map_spans_several_idat_chunks(void **state)
     cg_grid_free(g);
 }
 
+/* The writer's Huffman code comes from a sample of the rows of a tall map
+ * (every h/256-th), yet must cover every byte the other rows hold. Here the
+ * sampled rows (even ones, at h = 600) are all wall or all floor and every
+ * other row is random, with markers only in those rows. */
+static void png_rows_unlike_the_sampled_ones_still_decode(void **state)
+{
+    (void)state;
+    uint64_t rng = 12;
+    cg_grid *g = random_grid(97, 600, &rng);
+    for (int y = 0; y < 600; y += 2)
+        for (int x = 0; x < 97; x++)
+            cg_grid_set(g, x, y, y % 4 ? CG_WALL : CG_FLOOR);
+    check_png(g, 1);
+    check_png(g, 3);
+    for (int y = 1; y < 600; y += 50) {
+        cg_grid_set(g, y % 97, y, CG_FLOOR);
+        assert_int_equal(cg_grid_set_marker(g, y % 97, y, (cg_marker)(1 + y % 4)), CG_OK);
+    }
+    check_png(g, 1);
+    check_png(g, 2);
+    cg_grid_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -372,6 +395,7 @@ int main(void)
         cmocka_unit_test(failing_write_callback_gives_eio),
         cmocka_unit_test(png_of_wide_maps_and_large_scales_decodes),
         cmocka_unit_test(png_of_a_big_random_map_spans_several_idat_chunks),
+        cmocka_unit_test(png_rows_unlike_the_sampled_ones_still_decode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,6 +16,8 @@
 /* Internal entry points (src/internal.h), used by placement and --stats. */
 cg_status cg__floor_regions(const cg_grid *g, uint64_t *count, uint64_t *largest);
 cg_status cg__keep_largest_floor(cg_grid *g);
+/* src/regions.h: forces the baseline-ISA labelling loop (tests only). */
+void cg__regions_force_base(int on);
 
 static const int sizes[][2] = {
     {1, 1},   {1, 2},   {2, 1},   {1, 77},   {77, 1},   {2, 2},   {3, 3},
@@ -101,6 +103,17 @@ static void keep_largest_matches_the_flood_fill_oracle(void **state)
 {
     (void)state;
     differential("keep-largest", oracle_keep_largest, 0);
+}
+
+/* The labeller is compiled twice (baseline ISA, and POPCNT/BMI where the
+ * CPU has them): the baseline copy must agree with the oracle too. */
+static void the_baseline_labelling_loop_matches_the_oracle_too(void **state)
+{
+    (void)state;
+    cg__regions_force_base(1);
+    differential("remove-floor", ro_remove_floor, 1);
+    differential("remove-walls", ro_remove_walls, 1);
+    cg__regions_force_base(0);
 }
 
 static void floor_region_counts_match_the_oracle(void **state)
@@ -368,6 +381,7 @@ int main(void)
         cmocka_unit_test(remove_floor_matches_the_flood_fill_oracle),
         cmocka_unit_test(remove_walls_matches_the_flood_fill_oracle),
         cmocka_unit_test(keep_largest_matches_the_flood_fill_oracle),
+        cmocka_unit_test(the_baseline_labelling_loop_matches_the_oracle_too),
         cmocka_unit_test(floor_region_counts_match_the_oracle),
         cmocka_unit_test(after_removal_no_region_is_smaller_than_the_threshold),
         cmocka_unit_test(regions_are_four_connected_not_diagonal),
