@@ -2,7 +2,8 @@
  * the way the seeds' code and most game code write it - an int per cell, a
  * bounds-checked read per neighbour, loops over the neighbourhood offsets
  * (seed 000's voisins_1 / voisins_2, seed 002's count_wall_neighbors).
- * Compiled at the same -O2 as the library; deliberately not tuned. */
+ * Compiled with the same flags as the library (Release: -O3); deliberately
+ * not tuned. */
 #include "naive.h"
 
 static int get(const int *m, int w, int h, int x, int y)

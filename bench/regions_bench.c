@@ -6,15 +6,16 @@
  *   cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release -DCAVEGEN_TESTS=OFF
  *   cmake --build build-rel -j2
  *   cc -O2 -std=c11 -Iinclude bench/regions_bench.c build-rel/libcavegen.a -lpng -lz \
- *      -o regions_bench
- *   ./regions_bench [SIZE [SEED [REPS]]]          (default 4096 42 7)
+ *      -o build-rel/regions_bench
+ *   cd build-rel && ./regions_bench [SIZE [SEED [REPS]]]   (default 4096 42 7)
  *
  * The map is `--preset type2` at SIZE x SIZE with that seed. Each step runs
  * REPS times on a fresh copy of it (the copy is not timed) through the
  * library's internal entry points, so the figure is the step alone, without
  * the pipeline's copy of its input; the best and the median are printed.
- * The map is also written as raw bytes (1 = wall) to regions_bench.map, so
- * that bench/regions_scipy.py times scipy on the very same cells. */
+ * The map is also written as raw bytes (1 = wall) to regions_bench.map in
+ * the current directory, so that bench/regions_scipy.py (run from the same
+ * directory) times scipy on the very same cells. */
 #define _POSIX_C_SOURCE 199309L
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,8 +111,8 @@ static void time_task(const cg_grid *map, task t, int reps, cg_grid **out_map)
     qsort(ts, (size_t)reps, sizeof ts[0], cmp_double);
     double med = reps % 2 ? ts[reps / 2] : (ts[reps / 2 - 1] + ts[reps / 2]) / 2;
     double cells = (double)cg_grid_width(map) * cg_grid_height(map);
-    printf("%-28s best %8.2f ms  median %8.2f ms  %6.2f Gcells/s (median)", names[t],
-           ts[0] * 1e3, med * 1e3, cells / med * 1e-9);
+    printf("%-28s best %8.2f ms  median %8.2f ms  %6.2f Gcells/s (median)", names[t], ts[0] * 1e3,
+           med * 1e3, cells / med * 1e-9);
     if (t == LABEL)
         printf("  %llu regions, largest %llu", (unsigned long long)a, (unsigned long long)b);
     if (t == CONNECT)

@@ -4,10 +4,11 @@ scipy.ndimage.label + a bincount filter, i.e. remove-floor min=N and
 remove-walls min=N written the way a numpy user would, on the very map that
 bench/regions_bench.c wrote to regions_bench.map (raw bytes, 1 = wall).
 
-    /usr/bin/python3 bench/regions_scipy.py [SIZE [REPS]]   (default 4096 5)
+    cd build-rel && /usr/bin/python3 ../bench/regions_scipy.py [SIZE [REPS]]
+                                          (default 4096 5; reads ./regions_bench.map)
 
-Prints the best of REPS runs of each, and checks that its result has as many
-floor regions as cavegen reported."""
+Prints the best of REPS runs of each, and scipy's count of floor regions
+(to compare with the one regions_bench printed for the same map)."""
 import sys
 import time
 

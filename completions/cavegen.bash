@@ -27,7 +27,7 @@ _cavegen()
         attached=1
     fi
 
-    local formats="ascii png json tmx tmj pbm"
+    local formats="ascii png json tmx tmj pbm distances"
     local presets
     case $prev in
     -p | --preset | --show-preset)
@@ -59,8 +59,13 @@ _cavegen()
             return 0
         fi
         ;;
+    --reach)
+        # X,Y is typed; the one word it takes is offered.
+        COMPREPLY=($(compgen -P "$prefix" -W "entrance" -- "$cur"))
+        return 0
+        ;;
     -s | --seed | -W | --width | -H | --height | --size | --step | --fill | --generations | \
-        --scale | --max-attempts)
+        --scale | --max-attempts | --moves | -n | --count | -j | --jobs | --chunk)
         # A number or a step: nothing to offer.
         COMPREPLY=()
         return 0
@@ -69,8 +74,9 @@ _cavegen()
 
     if [[ $cur == -* ]]; then
         local opts="--preset --step --fill --generations --seed --width --height --size
-            --input --max-attempts --output --format --scale --stats --list-presets
-            --show-preset --quiet --help --version -p -s -W -H -i -o -f -q -h -V"
+            --input --reach --moves --max-attempts --output --format --scale --stats --list-presets
+            --show-preset --quiet --help --version --count --jobs --chunk
+            -p -s -W -H -i -o -f -n -j -q -h -V"
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         return 0
     fi

@@ -17,8 +17,14 @@
 #include <cavegen/cavegen.h>
 
 /* The game's own map: one byte per cell. */
-enum tile { TILE_ROCK = '#', TILE_GROUND = '.', TILE_DOOR = '<', TILE_STAIRS = '>',
-            TILE_CHEST = '*', TILE_BOULDER = 'x' };
+enum tile {
+    TILE_ROCK = '#',
+    TILE_GROUND = '.',
+    TILE_DOOR = '<',
+    TILE_STAIRS = '>',
+    TILE_CHEST = '*',
+    TILE_BOULDER = 'x'
+};
 
 static int fail(const char *what, cg_status st, const cg_diag *diag)
 {
@@ -109,8 +115,8 @@ int main(int argc, char **argv)
 
     printf("level %" PRIu32 "x%" PRIu32 " seed %" PRIu64 " attempts %" PRIu32 "\n", width, height,
            seed, info.attempts);
-    printf("entrance %" PRIu32 ",%" PRIu32 " exit %" PRIu32 ",%" PRIu32 " chests %zu\n",
-           entrance.x, entrance.y, exit.x, exit.y, chests);
+    printf("entrance %" PRIu32 ",%" PRIu32 " exit %" PRIu32 ",%" PRIu32 " chests %zu\n", entrance.x,
+           entrance.y, exit.x, exit.y, chests);
     printf("floor_cells %" PRIu64 " path %" PRId64 " reach12 %" PRIu64 "\n", stats.floor,
            stats.path_length, cg_grid_reached_count(map));
     for (uint32_t y = 0; y < height; y++)

@@ -174,87 +174,141 @@ static int path_for(const cg_grid *g)
 
 /* ------------------------------------------------------------ entry points */
 
-void cg__generation(const cg_grid *src, cg_grid *dst, int r1, int r2, int self)
+/* Walls the outer ring's cells of rows y0..y1-1 (cg__grid_wall_ring, for a
+ * stripe of rows) and the tail bits past the width. */
+static void wall_ring_rows(cg_grid *g, uint32_t y0, uint32_t y1)
+{
+    uint64_t last = UINT64_C(1) << ((g->w - 1) & 63), tail = cg__tail_mask(g);
+    for (uint32_t y = y0; y < y1; y++) {
+        uint64_t *r = cg__row(g, y);
+        if (y == 0 || y == g->h - 1) {
+            for (size_t i = 0; i < g->nw; i++)
+                r[i] = ~UINT64_C(0);
+        } else {
+            r[0] |= 1;
+            r[g->nw - 1] |= last | tail;
+        }
+    }
+}
+
+void cg__fix_tail_rows(cg_grid *g, uint32_t y0, uint32_t y1)
+{
+    uint64_t tail = cg__tail_mask(g);
+    if (!tail)
+        return;
+    for (uint32_t y = y0; y < y1; y++)
+        cg__row(g, y)[g->nw - 1] |= tail;
+}
+
+void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int self, uint32_t y0,
+                         uint32_t y1)
 {
     /* SPEC 3.1, seed 000: v1 over the 3x3 block, v2 over the 5x5 block
      * without corners, both with the centre unless self=no; wall iff
      * v1 >= r1 or v2 <= r2 (v2 >= r2+1 fails); the outer ring stays wall. */
+    if (y1 > src->h)
+        y1 = src->h;
+    if (y0 >= y1)
+        return;
     switch (path_for(src)) {
 #if defined(CG__HAVE_X86)
     case CG__PATH_AVX512VBMI2:
-        generation_avx512vbmi2(src, dst, r1, r2, self);
+        generation_avx512vbmi2(src, dst, r1, r2, self, y0, y1);
         break;
     case CG__PATH_AVX512:
-        generation_avx512(src, dst, r1, r2, self);
+        generation_avx512(src, dst, r1, r2, self, y0, y1);
         break;
     case CG__PATH_AVX2:
-        generation_avx2(src, dst, r1, r2, self);
+        generation_avx2(src, dst, r1, r2, self, y0, y1);
         break;
 #endif
 #if defined(CG__HAVE_VECTOR)
     case CG__PATH_VECTOR:
-        generation_vector(src, dst, r1, r2, self);
+        generation_vector(src, dst, r1, r2, self, y0, y1);
         break;
 #endif
     default:
-        generation_scalar(src, dst, r1, r2, self);
+        generation_scalar(src, dst, r1, r2, self, y0, y1);
         break;
     }
-    cg__grid_wall_ring(dst);
+    wall_ring_rows(dst, y0, y1);
+}
+
+void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, uint32_t y1)
+{
+    /* Seed 002: wall iff at least `walls` of the 8 neighbours are walls,
+     * outside counting as wall; every cell, border included. */
+    if (y1 > src->h)
+        y1 = src->h;
+    if (y0 >= y1)
+        return;
+    switch (path_for(src)) {
+#if defined(CG__HAVE_X86)
+    case CG__PATH_AVX512VBMI2:
+        smooth_avx512vbmi2(src, dst, walls, y0, y1);
+        break;
+    case CG__PATH_AVX512:
+        smooth_avx512(src, dst, walls, y0, y1);
+        break;
+    case CG__PATH_AVX2:
+        smooth_avx2(src, dst, walls, y0, y1);
+        break;
+#endif
+#if defined(CG__HAVE_VECTOR)
+    case CG__PATH_VECTOR:
+        smooth_vector(src, dst, walls, y0, y1);
+        break;
+#endif
+    default:
+        smooth_scalar(src, dst, walls, y0, y1);
+        break;
+    }
+    cg__fix_tail_rows(dst, y0, y1);
+}
+
+void cg__rule_rows(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t y0, uint32_t y1)
+{
+    /* Seed 001: floor iff the floor cells of the 3x3 block (centre included)
+     * number lo..hi. */
+    if (y1 > src->h)
+        y1 = src->h;
+    if (y0 >= y1)
+        return;
+    switch (path_for(src)) {
+#if defined(CG__HAVE_X86)
+    case CG__PATH_AVX512VBMI2:
+        rule_avx512vbmi2(src, dst, lo, hi, y0, y1);
+        break;
+    case CG__PATH_AVX512:
+        rule_avx512(src, dst, lo, hi, y0, y1);
+        break;
+    case CG__PATH_AVX2:
+        rule_avx2(src, dst, lo, hi, y0, y1);
+        break;
+#endif
+#if defined(CG__HAVE_VECTOR)
+    case CG__PATH_VECTOR:
+        rule_vector(src, dst, lo, hi, y0, y1);
+        break;
+#endif
+    default:
+        rule_scalar(src, dst, lo, hi, y0, y1);
+        break;
+    }
+    cg__fix_tail_rows(dst, y0, y1);
+}
+
+void cg__generation(const cg_grid *src, cg_grid *dst, int r1, int r2, int self)
+{
+    cg__generation_rows(src, dst, r1, r2, self, 0, src->h);
 }
 
 void cg__smooth(const cg_grid *src, cg_grid *dst, int walls)
 {
-    /* Seed 002: wall iff at least `walls` of the 8 neighbours are walls,
-     * outside counting as wall; every cell, border included. */
-    switch (path_for(src)) {
-#if defined(CG__HAVE_X86)
-    case CG__PATH_AVX512VBMI2:
-        smooth_avx512vbmi2(src, dst, walls);
-        break;
-    case CG__PATH_AVX512:
-        smooth_avx512(src, dst, walls);
-        break;
-    case CG__PATH_AVX2:
-        smooth_avx2(src, dst, walls);
-        break;
-#endif
-#if defined(CG__HAVE_VECTOR)
-    case CG__PATH_VECTOR:
-        smooth_vector(src, dst, walls);
-        break;
-#endif
-    default:
-        smooth_scalar(src, dst, walls);
-        break;
-    }
-    cg__grid_fix_tail(dst);
+    cg__smooth_rows(src, dst, walls, 0, src->h);
 }
 
 void cg__rule(const cg_grid *src, cg_grid *dst, int lo, int hi)
 {
-    /* Seed 001: floor iff the floor cells of the 3x3 block (centre included)
-     * number lo..hi. */
-    switch (path_for(src)) {
-#if defined(CG__HAVE_X86)
-    case CG__PATH_AVX512VBMI2:
-        rule_avx512vbmi2(src, dst, lo, hi);
-        break;
-    case CG__PATH_AVX512:
-        rule_avx512(src, dst, lo, hi);
-        break;
-    case CG__PATH_AVX2:
-        rule_avx2(src, dst, lo, hi);
-        break;
-#endif
-#if defined(CG__HAVE_VECTOR)
-    case CG__PATH_VECTOR:
-        rule_vector(src, dst, lo, hi);
-        break;
-#endif
-    default:
-        rule_scalar(src, dst, lo, hi);
-        break;
-    }
-    cg__grid_fix_tail(dst);
+    cg__rule_rows(src, dst, lo, hi, 0, src->h);
 }

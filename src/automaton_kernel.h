@@ -199,11 +199,14 @@ KFN(count_rows)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
     }
 }
 
-/* The entry points of this path; see automaton.c. */
-static KATTR void KFN(generation)(const cg_grid *src, cg_grid *dst, int r1, int r2, int self)
+/* The entry points of this path; see automaton.c. Each computes rows
+ * ya..yb-1 of dst (a stripe: several may run at once on disjoint rows). */
+static KATTR void KFN(generation)(const cg_grid *src, cg_grid *dst, int r1, int r2, int self,
+                                  uint32_t ya, uint32_t yb)
 {
-    uint32_t y0 = 1, y1 = src->h - 1;
-    if (src->h < 3)
+    /* The outer ring is not computed: the caller makes it wall. */
+    uint32_t y0 = ya < 1 ? 1 : ya, y1 = src->h < 3 ? 0 : yb < src->h - 1 ? yb : src->h - 1;
+    if (y0 >= y1)
         return;
     if (r2 < 0) {
         if (self)
@@ -218,16 +221,20 @@ static KATTR void KFN(generation)(const cg_grid *src, cg_grid *dst, int r1, int 
     }
 }
 
-static KATTR void KFN(smooth)(const cg_grid *src, cg_grid *dst, int walls)
+static KATTR void KFN(smooth)(const cg_grid *src, cg_grid *dst, int walls, uint32_t ya,
+                              uint32_t yb)
 {
-    KFN(count_rows)(src, dst, 0, src->h, walls, 0, 0, 0, 0);
+    if (ya < yb)
+        KFN(count_rows)(src, dst, ya, yb, walls, 0, 0, 0, 0);
 }
 
-static KATTR void KFN(rule)(const cg_grid *src, cg_grid *dst, int lo, int hi)
+static KATTR void KFN(rule)(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t ya,
+                            uint32_t yb)
 {
     /* floor iff 9-hi <= walls <= 9-lo: wall iff walls >= 10-lo or
      * !(walls >= 9-hi). */
-    KFN(count_rows)(src, dst, 0, src->h, 10 - lo, 9 - hi, 1, 0, 1);
+    if (ya < yb)
+        KFN(count_rows)(src, dst, ya, yb, 10 - lo, 9 - hi, 1, 0, 1);
 }
 
 #undef KCHUNKS

@@ -116,12 +116,12 @@ typedef struct joiner {
     cg_grid *g; /* the map being carved */
     uint32_t w, h;
     size_t nw, stride;
-    uint64_t last;   /* in-map bits of a row's last word */
-    uint64_t *reach; /* cells of layers 0..k */
-    uint64_t *terr;  /* the largest region's territory, layers 0..k */
-    uint64_t *front; /* layer k - 1 */
-    uint64_t *next;  /* layer k */
-    uint64_t *big;   /* the largest region's floor */
+    uint64_t last;           /* in-map bits of a row's last word */
+    uint64_t *reach;         /* cells of layers 0..k */
+    uint64_t *terr;          /* the largest region's territory, layers 0..k */
+    uint64_t *front;         /* layer k - 1 */
+    uint64_t *next;          /* layer k */
+    uint64_t *big;           /* the largest region's floor */
     uint32_t *pre_f, *pre_n; /* per word: small cells of its layer before it */
     vec act_f, act_n;        /* words of layer k - 1, k (framed index, increasing) */
     vec big_n;               /* per word of act_n: its largest-region cells */
@@ -129,14 +129,14 @@ typedef struct joiner {
     vec cells_f, cells_n;    /* fcell per small cell of layer k - 1, k, in scan order */
     uint64_t *cand;          /* per row: words to look at for layer k (ncw words) */
     size_t ncw;
-    uint32_t *rows;          /* rows with candidates, increasing */
-    vec odd;                 /* edges of weight 2k + 1 */
-    vec runs;                /* run3 of the first labelling, in scan order */
+    uint32_t *rows; /* rows with candidates, increasing */
+    vec odd;        /* edges of weight 2k + 1 */
+    vec runs;       /* run3 of the first labelling, in scan order */
     uint32_t *uf;
     uint64_t regions; /* components left */
     uint32_t width;
     uint64_t corridors;
-    int oom; /* an allocation failed inside the labelling hook */
+    int oom;                 /* an allocation failed inside the labelling hook */
     uint32_t seen_a, seen_b; /* the last pair of regions found joined */
 } joiner;
 
@@ -371,8 +371,8 @@ INLINE void grow_word(joiner *c, uint32_t y, size_t i, uint32_t *small)
      * it. */
     const uint64_t dt = t0 | (t0 << 1) | (t0 >> 1) | (tl >> 63) | (tr << 63) | tu | td;
     const uint64_t s0 = f0 & ~t0, sl = fl & ~tl, sr = fr & ~tr;
-    const uint64_t ds = s0 | (s0 << 1) | (s0 >> 1) | (sl >> 63) | (sr << 63) |
-                        (f[at - s] & ~tu) | (f[at + s] & ~td);
+    const uint64_t ds = s0 | (s0 << 1) | (s0 >> 1) | (sl >> 63) | (sr << 63) | (f[at - s] & ~tu) |
+                        (f[at + s] & ~td);
     const uint64_t b = n & dt, sm = n & ~b, xb = b & ds;
     ((uint32_t *)c->act_n.p)[c->act_n.n++] = (uint32_t)at;
     ((uint64_t *)c->big_n.p)[c->big_n.n++] = b;
@@ -515,9 +515,8 @@ INLINE cg_status meet(joiner *c, uint32_t k)
                     add_odd(c, mine, (end){o->reg, cell - w, k, o->src});
             }
             if ((nleft >> b) & 1) {
-                const fcell *o = (const fcell *)c->cells_n.p +
-                                 (b ? rank_in(c->pre_n, at, n0, b - 1)
-                                    : rank_in(c->pre_n, at - 1, nl, 63));
+                /* The small cell just before this one in scan order. */
+                const fcell *o = now - 2;
                 if (o->reg != me.reg)
                     add_odd(c, mine, (end){o->reg, cell - 1, k, o->src});
             }
@@ -606,7 +605,7 @@ static void keep_runs(void *ctx, uint32_t y, const uint32_t *x0, const uint32_t 
         c->oom = 1; /* reported after the labelling */
         return;
     }
-    run3 *r = (run3 *)c->runs.p + c->runs.n;
+    run3 *r = n ? (run3 *)c->runs.p + c->runs.n : NULL; /* p is NULL before any run */
     for (size_t j = 0; j < n; j++)
         r[j] = (run3){x0[j], x1[j], label[j]};
     c->runs.n += n;
@@ -760,8 +759,7 @@ cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors)
         c.pre_f = malloc(words * sizeof(uint32_t));
         c.pre_n = malloc(words * sizeof(uint32_t));
         c.cand = calloc(c.ncw * c.h, sizeof(uint64_t));
-        if (!c.reach || !c.terr || !c.front || !c.next || !c.big || !c.pre_f || !c.pre_n ||
-            !c.cand)
+        if (!c.reach || !c.terr || !c.front || !c.next || !c.big || !c.pre_f || !c.pre_n || !c.cand)
             st = CG_ENOMEM;
         if (st == CG_OK)
             st = layer0(&c, &lb, largest, cg_grid_floor_count(g) - lb.size[largest]);
@@ -790,8 +788,8 @@ cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors)
 cg_status cg__parse_connect(cg__step *step, const cg__args *a, cg_diag *diag)
 {
     long v = CG__CONNECT_DEFAULT_WIDTH;
-    if (a->values[0].s && cg__parse_int(&a->values[0], a->line, "width", 1,
-                                        CG__CONNECT_MAX_WIDTH, &v, diag))
+    if (a->values[0].s &&
+        cg__parse_int(&a->values[0], a->line, "width", 1, CG__CONNECT_MAX_WIDTH, &v, diag))
         return CG_EPARSE;
     step->u.connect.width = (uint32_t)v;
     return CG_OK;
@@ -804,7 +802,7 @@ cg_status cg__run_connect(const cg__step *step, cg__run *run)
         cg__diag(run->diag, 0, 0, "out of memory for connect on a %ux%u map", run->grid->w,
                  run->grid->h);
     else if (st == CG_EOVERFLOW)
-        cg__diag(run->diag, 0, 0, "connect handles maps of up to 2^32 cells, not %ux%u",
+        cg__diag(run->diag, 0, 0, "connect handles maps of fewer than 2^32 cells, not %ux%u",
                  run->grid->w, run->grid->h);
     return st;
 }

@@ -13,7 +13,9 @@
  * every path) and pack the 64 comparisons of a word into its bits; AVX-512
  * has the 64-bit multiply (vpmullq) and compares straight into mask bits,
  * AVX2 emulates the multiply. Cells past the map's width are hashed too and
- * then overwritten by the tail walls (cg__grid_wall_ring). The path is
+ * then overwritten by the tail walls. A window of the infinite cave (the
+ * chunks of docs/scale.md) hashes world coordinates: the x offset is folded
+ * into the row hash, so the kernels are unchanged. The path is
  * chosen as for the automaton (automaton.c); the baseline vector path uses
  * the scalar code, as SSE2 and NEON lack a 64-bit multiply. */
 #include "internal.h"
@@ -38,13 +40,28 @@ static inline uint64_t mix(uint64_t z)
     return z ^ (z >> 31);
 }
 
+/* Where the rows being filled lie in the world: rows y0..y1-1 of the grid,
+ * whose cell (x, y) is world cell (ox + x, oy + y). */
+typedef struct fill_window {
+    uint64_t ox, oy; /* int64_t world offsets, as the hash takes them (mod 2^64) */
+    uint32_t y0, y1;
+} fill_window;
+
+/* The row part of the cell hash of grid row y, with the x offset folded in:
+ * mix(key ^ (oy+y)*R) + ox*K, so that hashing x below gives
+ * mix(rowhash + (ox+x)*K) = cg__cell_hash(key, ox+x, oy+y), mod 2^64. */
+static inline uint64_t row_hash(uint64_t key, const fill_window *win, uint32_t y)
+{
+    return mix(key ^ ((win->oy + y) * ROWMUL)) + win->ox * GOLDEN;
+}
+
 /* Portable C: cg__cell_hash per cell, its row part hoisted out of the row
  * (the same value: cg__cell_hash(key, x, y) = mix(rowhash + x*K)). */
-static void fill_scalar(cg_grid *g, uint64_t key, uint64_t threshold)
+static void fill_scalar(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win)
 {
-    for (uint32_t y = 0; y < g->h; y++) {
+    for (uint32_t y = win->y0; y < win->y1; y++) {
         uint64_t *r = cg__row(g, y);
-        uint64_t rowhash = mix(key ^ ((uint64_t)y * ROWMUL));
+        uint64_t rowhash = row_hash(key, win, y);
         for (size_t i = 0; i < g->nw; i++) {
             uint64_t word = 0;
             uint64_t x0 = (uint64_t)i * 64;
@@ -94,21 +111,22 @@ static inline __attribute__((always_inline)) void fill_row_v8(uint64_t *r, size_
 }
 
 __attribute__((target("avx2"))) static void fill_avx2(cg_grid *g, uint64_t key,
-                                                       uint64_t threshold)
+                                                       uint64_t threshold,
+                                                       const fill_window *win)
 {
-    for (uint32_t y = 0; y < g->h; y++)
-        fill_row_v8(cg__row(g, y), g->nw, cg__mix64(key ^ ((uint64_t)y * ROWMUL)), threshold);
+    for (uint32_t y = win->y0; y < win->y1; y++)
+        fill_row_v8(cg__row(g, y), g->nw, row_hash(key, win, y), threshold);
 }
 
 /* AVX-512: vpmullq does the 64-bit products, and a compare writes its 8
  * results straight into a mask register: 8 bits of the word. */
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static void
-fill_avx512(cg_grid *g, uint64_t key, uint64_t threshold)
+fill_avx512(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win)
 {
     const __m512i thr = _mm512_set1_epi64((long long)threshold);
-    for (uint32_t y = 0; y < g->h; y++) {
+    for (uint32_t y = win->y0; y < win->y1; y++) {
         uint64_t *r = cg__row(g, y);
-        uint64_t rowhash = cg__mix64(key ^ ((uint64_t)y * ROWMUL));
+        uint64_t rowhash = row_hash(key, win, y);
         for (size_t i = 0; i < g->nw; i++) {
             uint64_t word = 0;
             for (unsigned k = 0; k < 8; k++) {
@@ -123,23 +141,48 @@ fill_avx512(cg_grid *g, uint64_t key, uint64_t threshold)
 }
 #endif
 
-void cg__fill(cg_grid *g, uint64_t key, uint32_t ppb)
+void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t oy, int ring,
+                   uint32_t y0, uint32_t y1)
 {
     uint64_t threshold = threshold_of(ppb);
+    if (y1 > g->h)
+        y1 = g->h;
+    if (y0 >= y1)
+        return;
+    const fill_window win = {(uint64_t)ox, (uint64_t)oy, y0, y1};
     switch (cg__kernel_path()) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     case CG__PATH_AVX512VBMI2: /* nothing for VBMI2 to do here */
     case CG__PATH_AVX512:
-        fill_avx512(g, key, threshold);
+        fill_avx512(g, key, threshold, &win);
         break;
     case CG__PATH_AVX2:
-        fill_avx2(g, key, threshold);
+        fill_avx2(g, key, threshold, &win);
         break;
 #endif
     default: /* scalar, and the baseline vector path: SSE2 or NEON have no
               * 64-bit multiply, emulating it was slower than scalar code */
-        fill_scalar(g, key, threshold);
+        fill_scalar(g, key, threshold, &win);
         break;
     }
-    cg__grid_wall_ring(g);
+    /* Seed 000 forces the map's borders to wall; a window of the infinite
+     * cave (docs/scale.md) has no border, only the tail bits past the
+     * width, which stay wall in every grid. */
+    uint64_t last = UINT64_C(1) << ((g->w - 1) & 63), tail = cg__tail_mask(g);
+    for (uint32_t y = y0; y < y1; y++) {
+        uint64_t *r = cg__row(g, y);
+        if (ring && (y == 0 || y == g->h - 1)) {
+            for (size_t i = 0; i < g->nw; i++)
+                r[i] = ~UINT64_C(0);
+        } else {
+            if (ring)
+                r[0] |= 1;
+            r[g->nw - 1] |= (ring ? last : 0) | tail;
+        }
+    }
+}
+
+void cg__fill(cg_grid *g, uint64_t key, uint32_t ppb)
+{
+    cg__fill_rows(g, key, ppb, 0, 0, 1, 0, g->h);
 }

@@ -99,8 +99,7 @@ enum {
     CG__RAND_ENTRANCE = 3,
     CG__RAND_EXIT = 4,
     CG__RAND_POI = 5,
-    CG__RAND_MAZE = 6,
-    CG__RAND_CONNECT = 7
+    CG__RAND_MAZE = 6
 };
 
 /* A stream of random numbers for steps whose decisions are sequential
@@ -122,12 +121,36 @@ uint32_t cg__rng_below(cg__rng *r, uint32_t n);
 /* fill.c: each cell wall with probability ppb / 1e9 (ppb = parts per billion,
  * 0..1e9), outer ring wall. */
 void cg__fill(cg_grid *g, uint64_t key, uint32_t ppb);
+/* The same for rows y0..y1-1 only (a stripe: disjoint stripes may be filled
+ * at once), cell (x, y) drawn as world cell (ox + x, oy + y); ring: 0 leaves
+ * out the outer ring (a window of the infinite cave, docs/scale.md). */
+void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t oy, int ring,
+                   uint32_t y0, uint32_t y1);
 
 /* automaton.c: one generation of each rule, reading src and writing dst
  * (same size). See SPEC 3.1 and the seeds cited there. */
 void cg__generation(const cg_grid *src, cg_grid *dst, int r1, int r2, int self);
 void cg__smooth(const cg_grid *src, cg_grid *dst, int walls);
 void cg__rule(const cg_grid *src, cg_grid *dst, int lo, int hi);
+/* The same for rows y0..y1-1 of dst only, ring and tail bits included: each
+ * reads src alone, so disjoint stripes of rows may run at once (scale). */
+void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int self, uint32_t y0,
+                         uint32_t y1);
+void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, uint32_t y1);
+void cg__rule_rows(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t y0, uint32_t y1);
+/* Sets the tail bits (past the width) of rows y0..y1-1. */
+void cg__fix_tail_rows(cg_grid *g, uint32_t y0, uint32_t y1);
+
+/* A caller's parallel loop (cg_run_scale), or fn NULL for one thread.
+ * cg__par_rows (pipeline.c) runs rows(arg, y0, y1) over stripes covering
+ * rows 0..g->h-1, several at once when par allows and g is large enough to
+ * gain; the stripes do not depend on the threads, nor does the result. */
+typedef struct cg__par {
+    cg_parallel_fn fn;
+    void *ctx;
+} cg__par;
+void cg__par_rows(const cg__par *par, const cg_grid *g,
+                  void (*rows)(void *arg, uint32_t y0, uint32_t y1), void *arg);
 
 /* Code paths of the bit-parallel kernels (automaton.c, fill.c): the best one
  * the CPU supports is used unless a test forces one. All give the same bits. */
@@ -181,6 +204,9 @@ cg_status cg__write_tiled(const cg_grid *g, const cg_map_info *info, int json, c
                           void *ctx, cg_diag *diag);
 cg_status cg__write_pbm(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,
                         cg_diag *diag);
+
+/* io_distances.c: the attached reach as CSV lines "x,y,distance". */
+cg_status cg__write_distances(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag);
 
 /* Diagnostics. */
 void cg__diag(cg_diag *d, int line, int column, const char *fmt, ...)

@@ -131,6 +131,20 @@ cg_status cg_read_ascii(const char *text, size_t len, cg_grid **out, cg_diag *di
     return CG_OK;
 }
 
+/* SPEC 5: a reached cell shows its distance as 0-9, a-z, then '+' from 36
+ * on (start cells are 0). Note that 33 is 'x', which reads back as a blocked
+ * cell: docs/formats.md. */
+static void overlay_reach(const cg__reach *r, uint32_t y, char *row)
+{
+    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    if (y < r->y0 || y - r->y0 >= r->h)
+        return;
+    const uint32_t *d = r->dist + (size_t)(y - r->y0 + 1) * r->stride + 1;
+    for (uint32_t i = 0; i < r->w; i++)
+        if (d[i] < CG__DIST_BLOCKED)
+            row[r->x0 + i] = d[i] < 36 ? digits[d[i]] : '+';
+}
+
 cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag)
 {
     /* Eight cells at a time through a table of 8-character strings (built
@@ -167,6 +181,8 @@ cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_dia
         }
         for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
             p[g->marks[mi].x] = mark_chars[g->marks[mi].kind];
+        if (g->reach)
+            overlay_reach(g->reach, y, p);
         p[g->w] = '\n';
         used += rowlen;
         if (used + g->nw * 64 + 1 > cap || y + 1 == g->h) {

@@ -16,7 +16,10 @@
  * v (bit j = cell j). Built by the preprocessor, so constant and
  * thread-safe (the same table as io_ascii.c's). */
 #define C(v, b) (((v) >> (b)) & 1 ? '#' : '.')
-#define E(v) {C(v, 0), C(v, 1), C(v, 2), C(v, 3), C(v, 4), C(v, 5), C(v, 6), C(v, 7)}
+#define E(v)                                                                                       \
+    {                                                                                              \
+        C(v, 0), C(v, 1), C(v, 2), C(v, 3), C(v, 4), C(v, 5), C(v, 6), C(v, 7)                     \
+    }
 #define E4(v) E(v), E(v + 1), E(v + 2), E(v + 3)
 #define E16(v) E4(v), E4(v + 4), E4(v + 8), E4(v + 12)
 #define E64(v) E16(v), E16(v + 16), E16(v + 32), E16(v + 48)

@@ -3,51 +3,43 @@
  * pixels per cell like PNG. Each pixel row is packed eight pixels a byte,
  * the first pixel in the high bit, the row padded with 0 bits to a whole
  * byte (netpbm's pbm(5)). A cell row becomes `scale` identical pixel rows:
- * it is packed once and written `scale` times. */
+ * it is packed once, eight cells at a time through a table, and written
+ * `scale` times. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-/* Byte v with its bits in reverse order: the bitboard keeps cell x in bit
- * x & 63 (low bit first), PBM wants the first pixel in the high bit. */
-#define R2(n) (n), (n) + 2 * 64, (n) + 1 * 64, (n) + 3 * 64
-#define R4(n) R2(n), R2((n) + 2 * 16), R2((n) + 1 * 16), R2((n) + 3 * 16)
-#define R6(n) R4(n), R4((n) + 2 * 4), R4((n) + 1 * 4), R4((n) + 3 * 4)
-static const uint8_t reverse8[256] = {R6(0), R6(2), R6(1), R6(3)};
-#undef R2
-#undef R4
-#undef R6
+/* The pixel bytes of 8 cells: entry v (scale bytes, since 8 cells of scale
+ * pixels are 8 * scale bits) is the image of the cells whose wall bits are v
+ * (bit j = cell j, the bitboard's order), first pixel in the high bit. */
+static void build_table(uint8_t *table, uint32_t scale)
+{
+    for (unsigned v = 0; v < 256; v++) {
+        uint8_t *e = table + (size_t)v * scale;
+        memset(e, 0, scale);
+        for (uint32_t p = 0; p < 8 * scale; p++)
+            if ((v >> (p / scale)) & 1)
+                e[p >> 3] |= (uint8_t)(0x80u >> (p & 7));
+    }
+}
 
-/* Packs pixel row of cell row y into out (bytes bytes, zeroed here). */
-static void pack_row(const cg_grid *g, uint32_t y, uint32_t scale, uint8_t *out, size_t bytes)
+/* Packs the pixel row of cell row y into out: whole 8-cell groups of scale
+ * bytes each (out has room for ceil(w / 8) of them), then the bits past the
+ * image's width - walls in the bitboard's tail - cleared, as PBM pads with 0. */
+static void pack_row(const cg_grid *g, uint32_t y, uint32_t scale, const uint8_t *table,
+                     uint8_t *out)
 {
     const uint64_t *row = cg__row(g, y);
-    if (scale == 1) {
-        for (size_t k = 0; k < bytes; k++)
-            out[k] = reverse8[(row[k >> 3] >> (8 * (k & 7))) & 0xff];
-        /* Bits past the width are walls in the bitboard; PBM pads with 0. */
-        if (g->w & 7)
-            out[bytes - 1] &= (uint8_t)(0xff00u >> (g->w & 7));
-        return;
+    size_t groups = ((size_t)g->w + 7) / 8;
+    for (size_t k = 0; k < groups; k++) {
+        unsigned v = (unsigned)(row[k >> 3] >> (8 * (k & 7))) & 0xffu;
+        memcpy(out + k * scale, table + (size_t)v * scale, scale);
     }
-    memset(out, 0, bytes);
-    for (uint32_t x = 0; x < g->w; x++) {
-        if (!((row[x >> 6] >> (x & 63)) & 1))
-            continue;
-        /* Set pixels x*scale .. x*scale+scale-1. */
-        uint64_t p = (uint64_t)x * scale, end = p + scale;
-        while (p < end) {
-            size_t k = (size_t)(p >> 3);
-            unsigned b = (unsigned)(p & 7);
-            unsigned n = 8 - b;
-            if (n > end - p)
-                n = (unsigned)(end - p);
-            out[k] |= (uint8_t)(((0xffu >> (8 - n)) << (8 - b - n)));
-            p += n;
-        }
-    }
+    uint64_t pw = (uint64_t)g->w * scale;
+    if (pw & 7)
+        out[pw >> 3] &= (uint8_t)(0xff00u >> (pw & 7));
 }
 
 cg_status cg__write_pbm(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,
@@ -63,21 +55,27 @@ cg_status cg__write_pbm(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
         cg__diag(diag, 0, 0, "PBM header too long");
         return CG_EOVERFLOW;
     }
-    uint8_t *line = malloc(bytes);
-    if (!line) {
+    size_t groups = ((size_t)g->w + 7) / 8;
+    uint8_t *table = malloc((size_t)256 * scale);
+    uint8_t *line = malloc(groups * scale);
+    if (!table || !line) {
+        free(table);
+        free(line);
         cg__diag(diag, 0, 0, "out of memory for a %llu-pixel PBM row", (unsigned long long)pw);
         return CG_ENOMEM;
     }
+    build_table(table, scale);
     cg_status st = CG_OK;
     if (write(ctx, header, (size_t)n) != 0)
         st = CG_EIO;
     for (uint32_t y = 0; y < g->h && st == CG_OK; y++) {
-        pack_row(g, y, scale, line, bytes);
+        pack_row(g, y, scale, table, line);
         for (uint32_t r = 0; r < scale && st == CG_OK; r++)
             if (write(ctx, line, bytes) != 0)
                 st = CG_EIO;
     }
     free(line);
+    free(table);
     if (st != CG_OK)
         cg__diag(diag, 0, 0, "write failed");
     return st;

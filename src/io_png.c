@@ -34,9 +34,10 @@
 #include <string.h>
 
 #include "internal.h"
+#include "io_png.h"
 
 /* Palette indices: wall, floor, then one per cg_marker after NONE. */
-static const png_color palette[] = {
+const png_color cg__palette[CG__PALETTE_FIXED] = {
     {46, 40, 36},    /* wall: dark rock */
     {226, 212, 178}, /* floor: sand */
     {40, 175, 60},   /* entrance: green */
@@ -44,6 +45,7 @@ static const png_color palette[] = {
     {240, 190, 30},  /* point of interest: gold */
     {95, 110, 140},  /* blocked: slate */
 };
+#define palette cg__palette
 
 /* Compressed bytes are gathered into IDAT chunks of about this size. */
 #define IDAT_BYTES ((size_t)1 << 18)
@@ -52,35 +54,29 @@ static const png_color palette[] = {
 #define NLIT 286
 #define EOB 256
 
-struct sink {
-    cg_write_fn write;
-    void *ctx;
-    int failed;
-};
-
-static void sink_write(png_structp png, png_bytep data, size_t len)
+void cg__png_sink_write(png_structp png, png_bytep data, size_t len)
 {
-    struct sink *s = png_get_io_ptr(png);
+    struct cg__png_sink *s = png_get_io_ptr(png);
     if (s->write(s->ctx, data, len) != 0) {
         s->failed = 1;
         png_error(png, "write failed");
     }
 }
 
-static void sink_flush(png_structp png)
+void cg__png_sink_flush(png_structp png)
 {
     (void)png;
 }
 
 /* libpng reports through longjmp; the message is kept for the diagnostic. */
-static void on_error(png_structp png, png_const_charp msg)
+void cg__png_on_error(png_structp png, png_const_charp msg)
 {
     cg_diag *d = png_get_error_ptr(png);
     cg__diag(d, 0, 0, "PNG: %s", msg);
     png_longjmp(png, 1);
 }
 
-static void on_warning(png_structp png, png_const_charp msg)
+void cg__png_on_warning(png_structp png, png_const_charp msg)
 {
     (void)png;
     (void)msg;
@@ -92,7 +88,7 @@ static void on_warning(png_structp png, png_const_charp msg)
  * pointer, is not. */
 struct enc {
     png_structp png;
-    struct sink sink;
+    struct cg__png_sink sink;
     /* The image. */
     uint32_t scale;
     int depth;
@@ -622,6 +618,8 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
         cg__diag(diag, 0, 0, "a %ux%u map at scale %u is too large for PNG", g->w, g->h, scale);
         return CG_EOVERFLOW;
     }
+    if (g->reach) /* a colour ramp needs 8 bits: a separate, plain writer */
+        return cg__write_png_reach(g, scale, write, ctx, diag);
     int depth = g->nmarks ? 4 : 1;
     /* Sizes: pw < 2^29 pixels, so none of these products overflows. Rows
      * are built 8 cells at a time, so the marker-row buffer has room for
@@ -635,7 +633,7 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     struct enc *e = calloc(1, sizeof *e);
     if (!e)
         goto done;
-    e->sink = (struct sink){write, ctx, 0};
+    e->sink = (struct cg__png_sink){write, ctx, 0};
     e->scale = scale;
     e->depth = depth;
     e->rowbytes = rowbytes;
@@ -648,7 +646,8 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
         e->row = malloc(((size_t)g->w + 7) / 8 * bytes8);
     if (!e->table || !e->out || (g->nmarks && !e->row))
         goto done;
-    e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, on_error, on_warning);
+    e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, cg__png_on_error,
+                                     cg__png_on_warning);
     if (!e->png)
         goto done;
     info = png_create_info_struct(e->png);
@@ -657,7 +656,7 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     /* The sink is handed to libpng before setjmp: an object that only
      * escapes after it may be assumed unchanged when setjmp returns again
      * (Clang forwards the 0 stored above). */
-    png_set_write_fn(e->png, &e->sink, sink_write, sink_flush);
+    png_set_write_fn(e->png, &e->sink, cg__png_sink_write, cg__png_sink_flush);
     if (setjmp(png_jmpbuf(e->png))) {
         st = e->sink.failed ? CG_EIO : CG_ENOMEM;
         goto done;

@@ -31,8 +31,8 @@
 #define COLUMNS 8u
 #define ROWS 6u
 #define TILECOUNT (COLUMNS * ROWS)
-#define REACH_TILES 37u        /* distances 0..35, then 36 and more (like ASCII's '+') */
-#define T_REACH 6u             /* the tile of distance 0 */
+#define REACH_TILES 37u                /* distances 0..35, then 36 and more (like ASCII's '+') */
+#define T_REACH 6u                     /* the tile of distance 0 */
 #define T_USED (T_REACH + REACH_TILES) /* tiles past this are transparent, unused */
 
 /* Tile ids (gid = id + 1): 0 wall, 1 floor, 1 + cg_marker for a marker. */
@@ -42,8 +42,8 @@ static const struct {
     uint8_t r, g, b;
 } base_tiles[T_REACH] = {
     /* The colours of the PNG writer (docs/formats.md). */
-    {"wall", 1, 46, 40, 36},       {"floor", 0, 226, 212, 178}, {"entrance", 0, 40, 175, 60},
-    {"exit", 0, 205, 40, 40},      {"poi", 0, 240, 190, 30},    {"blocked", 1, 95, 110, 140},
+    {"wall", 1, 46, 40, 36},  {"floor", 0, 226, 212, 178}, {"entrance", 0, 40, 175, 60},
+    {"exit", 0, 205, 40, 40}, {"poi", 0, 240, 190, 30},    {"blocked", 1, 95, 110, 140},
 };
 
 /* The colour of reach tile d (0..36): light cyan at the start, deepening to
@@ -52,8 +52,9 @@ static void reach_colour(unsigned d, uint8_t rgb[3])
 {
     static const int near[3] = {150, 230, 250}, far[3] = {30, 60, 150}, beyond[3] = {25, 30, 80};
     for (int c = 0; c < 3; c++) {
-        int v = d >= REACH_TILES - 1 ? beyond[c]
-                                     : near[c] + (far[c] - near[c]) * (int)d / (int)(REACH_TILES - 2);
+        int v = d >= REACH_TILES - 1
+                    ? beyond[c]
+                    : near[c] + (far[c] - near[c]) * (int)d / (int)(REACH_TILES - 2);
         rgb[c] = (uint8_t)v;
     }
 }
@@ -131,8 +132,8 @@ cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag)
         }
 
     struct png_sink sink = {write, ctx, 0};
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, png_on_error,
-                                              png_on_warning);
+    png_structp png =
+        png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, png_on_error, png_on_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
         png_destroy_write_struct(&png, NULL);
@@ -175,31 +176,59 @@ static uint32_t window_distance(const cg__reach *r, uint32_t wx, uint32_t wy)
     return d >= CG__DIST_BLOCKED ? CG_UNREACHED : d;
 }
 
+/* The "cells" layer's text for 8 cells at a time: entry v holds the gids of
+ * the 8 cells whose wall bits are v (bit j = cell j; 1 wall, 2 floor), each
+ * followed by the separator, `cell` bytes per cell. */
+typedef struct cells_text {
+    char t[256][8 * 3];
+    size_t cell; /* 1 + the separator's length (1 or 2) */
+} cells_text;
+
+static void cells_text_init(cells_text *c, const char *sep)
+{
+    size_t seplen = strlen(sep);
+    c->cell = 1 + seplen;
+    for (unsigned v = 0; v < 256; v++)
+        for (unsigned j = 0; j < 8; j++) {
+            c->t[v][j * c->cell] = (v >> j) & 1 ? '1' : '2';
+            memcpy(&c->t[v][j * c->cell + 1], sep, seplen);
+        }
+}
+
 /* Tile layer data of row y, each gid followed by sep except the map's very
- * last one: the "cells" layer when reach is NULL, else the "reach" layer. */
+ * last one: the "cells" layer when reach is NULL (through cells), else the
+ * "reach" layer. */
 static void layer_row(cg__sink *s, const cg_grid *g, const cg__reach *reach, uint32_t y,
-                      const char *sep)
+                      const char *sep, const cells_text *cells)
 {
     size_t seplen = strlen(sep);
     int last_row = y + 1 == g->h;
     const uint64_t *row = cg__row(g, y);
+    /* 512 cells (a multiple of 64) of at most 4 bytes each per piece. */
     for (uint32_t x0 = 0; x0 < g->w; x0 += 512) {
         uint32_t n = g->w - x0 < 512 ? g->w - x0 : 512;
         char *p = cg__sink_reserve(s, 512 * 4);
         if (!p)
             return;
         size_t len = 0;
-        for (uint32_t x = x0; x < x0 + n; x++) {
-            unsigned gid;
-            if (!reach) {
-                gid = (row[x >> 6] >> (x & 63)) & 1 ? 1 : 2;
-            } else {
-                uint32_t d = CG_UNREACHED;
-                if (x >= reach->x0 && x - reach->x0 < reach->w && y >= reach->y0 &&
-                    y - reach->y0 < reach->h)
-                    d = window_distance(reach, x - reach->x0, y - reach->y0);
-                gid = d == CG_UNREACHED ? 0 : reach_tile(d) + 1;
+        if (!reach) {
+            /* Whole groups of 8; the bytes past n cells are not committed. */
+            for (uint32_t x = 0; x < n; x += 8) {
+                unsigned v = (unsigned)(row[(x0 + x) >> 6] >> ((x0 + x) & 63)) & 0xffu;
+                memcpy(p + x * cells->cell, cells->t[v], 8 * cells->cell);
             }
+            len = n * cells->cell;
+            if (last_row && x0 + n == g->w)
+                len -= seplen;
+            cg__sink_commit(s, len);
+            continue;
+        }
+        for (uint32_t x = x0; x < x0 + n; x++) {
+            uint32_t d = CG_UNREACHED;
+            if (x >= reach->x0 && x - reach->x0 < reach->w && y >= reach->y0 &&
+                y - reach->y0 < reach->h)
+                d = window_distance(reach, x - reach->x0, y - reach->y0);
+            unsigned gid = d == CG_UNREACHED ? 0 : reach_tile(d) + 1;
             if (gid >= 10)
                 p[len++] = (char)('0' + gid / 10);
             p[len++] = (char)('0' + gid % 10);
@@ -222,12 +251,11 @@ static void object_xy(cg__sink *s, const cg__mark *m, const char *mid, const cha
     cg__sink_str(s, end);
 }
 
-
 /* The map's custom properties, in the order written. */
 typedef struct property {
     const char *name;
-    int is_int;       /* an "int" property with value num, else a string */
-    int num_string;   /* a string holding num in decimal (64-bit seeds) */
+    int is_int;     /* an "int" property with value num, else a string */
+    int num_string; /* a string holding num in decimal (64-bit seeds) */
     uint64_t num;
     const char *text; /* a string's bytes */
     size_t len;
@@ -236,8 +264,8 @@ typedef struct property {
 static size_t map_properties(const cg_map_info *info, property *p)
 {
     size_t n = 0;
-    p[n++] = (property){"generator", 0, 0, 0, "cavegen " CG_VERSION_STRING,
-                        strlen("cavegen " CG_VERSION_STRING)};
+    p[n++] = (property){
+        "generator", 0, 0, 0, "cavegen " CG_VERSION_STRING, strlen("cavegen " CG_VERSION_STRING)};
     if (info->has_seed) {
         p[n++] = (property){"seed", 0, 1, info->seed, NULL, 0};
         p[n++] = (property){"run_seed", 0, 1, info->run_seed, NULL, 0};
@@ -312,11 +340,13 @@ static void tmx_tileset(cg__sink *s)
 
 static void tmx_layer(cg__sink *s, const cg_grid *g, const cg__reach *reach, unsigned id)
 {
+    cells_text cells;
+    cells_text_init(&cells, ",");
     str_u64(s, " <layer id=\"", id, reach ? "\" name=\"reach\"" : "\" name=\"cells\"");
     str_u64(s, " width=\"", g->w, "\"");
     str_u64(s, " height=\"", g->h, "\">\n  <data encoding=\"csv\">\n");
     for (uint32_t y = 0; y < g->h; y++) {
-        layer_row(s, g, reach, y, ",");
+        layer_row(s, g, reach, y, ",", &cells);
         cg__sink_str(s, "\n");
     }
     cg__sink_str(s, "</data>\n </layer>\n");
@@ -410,10 +440,12 @@ static void tmj_tileset(cg__sink *s)
 
 static void tmj_layer(cg__sink *s, const cg_grid *g, const cg__reach *reach, unsigned id)
 {
+    cells_text cells;
+    cells_text_init(&cells, ", ");
     cg__sink_str(s, "    {\"data\": [");
     for (uint32_t y = 0; y < g->h; y++) {
         cg__sink_str(s, "\n      ");
-        layer_row(s, g, reach, y, ", ");
+        layer_row(s, g, reach, y, ", ", &cells);
     }
     str_u64(s, "\n     ], \"height\": ", g->h, "");
     str_u64(s, ", \"id\": ", id, reach ? ", \"name\": \"reach\"" : ", \"name\": \"cells\"");

@@ -1,6 +1,13 @@
 /* pipeline.c - a pipeline is the list of parsed steps; running it applies
- * them in order to one grid (SPEC 2: one engine, presets are data). */
+ * them in order to one grid (SPEC 2: one engine, presets are data).
+ *
+ * Scale (docs/scale.md): the second buffer of the automaton steps lives only
+ * from the first of them to the last, so the steps after (regions, placement)
+ * have its memory; big maps run their fill and passes in stripes of rows
+ * through the caller's parallel loop; chunk mode runs the local steps on the
+ * window plus a halo and cuts the window out (chunk.c). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "steps.h"
 
@@ -96,36 +103,123 @@ static uint64_t attempt_seed(uint64_t seed, uint32_t a)
     return a == 0 ? seed : cg__mix64(cg__mix64(seed) + a);
 }
 
+/* Nonzero for a step that reads neighbours from a second buffer (the
+ * automaton steps with at least one pass). */
+static int needs_scratch(const cg__step *s)
+{
+    return s->def->chunk_margin && s->def->chunk_margin(s, 0) > 0;
+}
+
+/* Rows of at least this many cells make a stripe worth a task of its own; at
+ * most MAX_STRIPES stripes. The count depends on the grid only, never on the
+ * threads, and every stripe computes its rows from the same source: the map
+ * is the same however many threads run them. */
+#define STRIPE_CELLS (UINT64_C(1) << 20)
+#define MAX_STRIPES 256u
+
+typedef struct stripe_job {
+    void (*rows)(void *arg, uint32_t y0, uint32_t y1);
+    void *arg;
+    uint32_t h;
+    size_t n;
+} stripe_job;
+
+static void stripe_task(void *arg, size_t i)
+{
+    const stripe_job *j = arg;
+    uint32_t y0 = (uint32_t)((uint64_t)j->h * i / j->n);
+    uint32_t y1 = (uint32_t)((uint64_t)j->h * (i + 1) / j->n);
+    j->rows(j->arg, y0, y1);
+}
+
+void cg__par_rows(const cg__par *par, const cg_grid *g,
+                  void (*rows)(void *arg, uint32_t y0, uint32_t y1), void *arg)
+{
+    uint64_t n = (uint64_t)g->nw * 64 * g->h / STRIPE_CELLS;
+    if (n > MAX_STRIPES)
+        n = MAX_STRIPES;
+    if (n > g->h / 16) /* a stripe re-reads 2 rows above and below its own */
+        n = g->h / 16;
+    if (!par || !par->fn || n < 2) {
+        rows(arg, 0, g->h);
+        return;
+    }
+    stripe_job job = {rows, arg, g->h, (size_t)n};
+    par->fn(par->ctx, (size_t)n, stripe_task, &job);
+}
+
+/* How one attempt runs: on an input map or a fresh all-wall grid of
+ * width x height; in chunk mode the grid is the window plus its halo. */
+typedef struct run_plan {
+    const cg_grid *input;
+    uint32_t width, height; /* the grid the steps start on */
+    cg__par par;
+    int chunk;
+    uint32_t halo;
+    int64_t origin_x, origin_y; /* world cell of the grid's (0, 0) */
+} run_plan;
+
 /* One attempt: runs every step on a fresh grid. On CG_EFAIL *failed is the
  * index of the step that failed and *score how close it came. */
-static cg_status run_once(const cg_pipeline *pipeline, const cg_grid *input, uint32_t width,
-                          uint32_t height, uint64_t seed, cg_grid **out, cg_diag *diag,
-                          size_t *failed, uint64_t *score)
+static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uint64_t seed,
+                          cg_grid **out, cg_diag *diag, size_t *failed, uint64_t *score)
 {
-    cg_grid *grid = NULL, *scratch = NULL;
-    cg_status st = input ? cg_grid_clone(&grid, input) : cg_grid_new(&grid, width, height);
-    if (st == CG_OK && cg_pipeline_step_count(pipeline) > 0)
-        st = cg__grid_new_like(&scratch, grid);
+    cg_grid *grid = NULL;
+    const cg_grid *input = plan->input;
+    cg_status st =
+        input ? cg_grid_clone(&grid, input) : cg_grid_new(&grid, plan->width, plan->height);
     if (st != CG_OK) {
-        cg__diag(diag, 0, 0, "out of memory for a %ux%u map", input ? input->w : width,
-                 input ? input->h : height);
-        cg_grid_free(grid);
+        cg__diag(diag, 0, 0, "out of memory for a %ux%u map", input ? input->w : plan->width,
+                 input ? input->h : plan->height);
         return st;
     }
-    cg__run run = {.grid = grid, .scratch = scratch, .seed = seed, .diag = diag};
+    size_t last_pass = SIZE_MAX;
+    for (size_t i = 0; i < pipeline->n; i++)
+        if (needs_scratch(&pipeline->steps[i]))
+            last_pass = i;
+    cg__run run = {.grid = grid, .seed = seed, .diag = diag};
+    run.par = &plan->par;
+    run.chunk = plan->chunk;
+    run.origin_x = plan->origin_x;
+    run.origin_y = plan->origin_y;
     for (size_t i = 0; st == CG_OK && i < pipeline->n; i++) {
         const cg__step *s = &pipeline->steps[i];
         if (!s->def->run)
             continue;
+        /* The second buffer exists from the first automaton step to the
+         * last one (a downscale between them resizes it). */
+        if (i <= last_pass && !run.scratch && needs_scratch(s) &&
+            (st = cg__grid_new_like(&run.scratch, run.grid)) != CG_OK) {
+            cg__diag(diag, 0, 0, "out of memory for a %ux%u map", run.grid->w, run.grid->h);
+            break;
+        }
+        /* A reach describes the cells it was computed on, which any later
+         * step may change: it is dropped (docs/reach.md). */
+        if (s->def->run != cg__run_reach)
+            cg_grid_clear_reach(run.grid);
         st = s->def->run(s, &run);
         if (st == CG_EFAIL) {
             *failed = i;
             *score = run.fail_score;
         }
+        if (i == last_pass) {
+            cg_grid_free(run.scratch);
+            run.scratch = NULL;
+        }
     }
     /* A step may have replaced the grids (downscale). */
     cg_grid_free(run.scratch);
     cg_grid_free(run.connected);
+    if (st == CG_OK && plan->chunk) {
+        cg_grid *window = NULL;
+        st = cg__grid_crop(&window, run.grid, plan->halo, plan->halo, plan->width - 2 * plan->halo,
+                           plan->height - 2 * plan->halo);
+        if (st != CG_OK)
+            cg__diag(diag, 0, 0, "out of memory for a %ux%u map", plan->width - 2 * plan->halo,
+                     plan->height - 2 * plan->halo);
+        cg_grid_free(run.grid);
+        run.grid = window;
+    }
     if (st != CG_OK) {
         cg_grid_free(run.grid);
         return st;
@@ -134,8 +228,81 @@ static cg_status run_once(const cg_pipeline *pipeline, const cg_grid *input, uin
     return CG_OK;
 }
 
-cg_status cg_pipeline_run_ex(const cg_pipeline *pipeline, const cg_run_options *options,
-                             cg_grid **out, cg_run_info *info, cg_diag *diag)
+/* The most a chunk's origin may be from (0, 0), so that the world
+ * coordinates of its halo never overflow. */
+#define MAX_ORIGIN (INT64_C(1) << 62)
+
+/* Chunk mode: the grid is the window plus the halo on every side. Returns
+ * CG_EINVAL with diag saying why when the pipeline or size cannot run so. */
+static cg_status plan_chunk(const cg_pipeline *pipeline, const cg_run_options *options,
+                            const cg_run_scale *scale, run_plan *plan, cg_diag *diag)
+{
+    uint32_t halo;
+    if (options->input) {
+        cg__diag(diag, 0, 0,
+                 "a chunk is a window of the infinite cave of a seed; it cannot "
+                 "start from an input map");
+        return CG_EINVAL;
+    }
+    cg_status st = cg_pipeline_chunk_halo(pipeline, &halo, diag);
+    if (st != CG_OK)
+        return st;
+    if (scale->origin_x < -MAX_ORIGIN || scale->origin_x > MAX_ORIGIN ||
+        scale->origin_y < -MAX_ORIGIN || scale->origin_y > MAX_ORIGIN) {
+        cg__diag(diag, 0, 0, "a chunk's origin must be within 2^62 cells of (0,0)");
+        return CG_EINVAL;
+    }
+    uint32_t dw, dh;
+    cg_pipeline_default_size(pipeline, &dw, &dh);
+    uint64_t w = options->width ? options->width : dw, h = options->height ? options->height : dh;
+    if (w > CG_MAX_DIM || h > CG_MAX_DIM || w + 2 * (uint64_t)halo > CG_MAX_DIM ||
+        h + 2 * (uint64_t)halo > CG_MAX_DIM) {
+        cg__diag(diag, 0, 0,
+                 "a %llux%llu chunk with its halo of %u cells is over the limit of %u cells a "
+                 "side",
+                 (unsigned long long)w, (unsigned long long)h, halo, CG_MAX_DIM);
+        return CG_EINVAL;
+    }
+    plan->chunk = 1;
+    plan->halo = halo;
+    plan->width = (uint32_t)(w + 2 * (uint64_t)halo);
+    plan->height = (uint32_t)(h + 2 * (uint64_t)halo);
+    plan->origin_x = scale->origin_x - halo;
+    plan->origin_y = scale->origin_y - halo;
+    return CG_OK;
+}
+
+/* The grid an ordinary run starts on (downscale makes it larger). */
+static cg_status plan_map(const cg_pipeline *pipeline, const cg_run_options *options,
+                          run_plan *plan, cg_diag *diag)
+{
+    if (options->input) {
+        plan->input = options->input;
+        return CG_OK;
+    }
+    if (cg_pipeline_start_size(pipeline, options->width, options->height, &plan->width,
+                               &plan->height) == CG_OK)
+        return CG_OK;
+    uint32_t w = options->width, h = options->height, dw, dh;
+    cg_pipeline_default_size(pipeline, &dw, &dh);
+    w = w ? w : dw;
+    h = h ? h : dh;
+    uint64_t f = downscale_factor(pipeline);
+    if (w > CG_MAX_DIM || h > CG_MAX_DIM || f == 1)
+        cg__diag(diag, 0, 0, "a map must be 1..%u cells wide and high, not %ux%u", CG_MAX_DIM, w,
+                 h);
+    else
+        cg__diag(diag, 0, 0,
+                 "a %ux%u map downscaled by %llu starts at %llux%llu, over the limit of "
+                 "%u cells a side",
+                 w, h, (unsigned long long)f, (unsigned long long)(w * f),
+                 (unsigned long long)(h * f), CG_MAX_DIM);
+    return CG_EINVAL;
+}
+
+cg_status cg_pipeline_run_scale(const cg_pipeline *pipeline, const cg_run_options *options,
+                                const cg_run_scale *scale, cg_grid **out, cg_run_info *info,
+                                cg_diag *diag)
 {
     *out = NULL;
     if (info)
@@ -146,25 +313,15 @@ cg_status cg_pipeline_run_ex(const cg_pipeline *pipeline, const cg_run_options *
                  max);
         return CG_EINVAL;
     }
-    uint32_t width = 0, height = 0;
-    if (!options->input &&
-        cg_pipeline_start_size(pipeline, options->width, options->height, &width, &height)) {
-        uint32_t w = options->width, h = options->height, dw, dh;
-        cg_pipeline_default_size(pipeline, &dw, &dh);
-        w = w ? w : dw;
-        h = h ? h : dh;
-        uint64_t f = downscale_factor(pipeline);
-        if (w > CG_MAX_DIM || h > CG_MAX_DIM || f == 1)
-            cg__diag(diag, 0, 0, "a map must be 1..%u cells wide and high, not %ux%u", CG_MAX_DIM,
-                     w, h);
-        else
-            cg__diag(diag, 0, 0,
-                     "a %ux%u map downscaled by %llu starts at %llux%llu, over the limit of "
-                     "%u cells a side",
-                     w, h, (unsigned long long)f, (unsigned long long)(w * f),
-                     (unsigned long long)(h * f), CG_MAX_DIM);
-        return CG_EINVAL;
+    run_plan plan = {0};
+    if (scale) {
+        plan.par.fn = scale->parallel;
+        plan.par.ctx = scale->parallel_ctx;
     }
+    cg_status st = scale && scale->chunk ? plan_chunk(pipeline, options, scale, &plan, diag)
+                                         : plan_map(pipeline, options, &plan, diag);
+    if (st != CG_OK)
+        return st;
     /* Without a random step every attempt would build the same map. */
     if (!cg_pipeline_uses_seed(pipeline))
         max = 1;
@@ -179,8 +336,7 @@ cg_status cg_pipeline_run_ex(const cg_pipeline *pipeline, const cg_run_options *
         seed = attempt_seed(options->seed, a);
         if (info)
             *info = (cg_run_info){a + 1, seed};
-        cg_status st =
-            run_once(pipeline, options->input, width, height, seed, out, &d, &failed, &score);
+        st = run_once(pipeline, &plan, seed, out, &d, &failed, &score);
         if (st != CG_EFAIL) {
             if (st != CG_OK && diag)
                 *diag = d;
@@ -202,6 +358,125 @@ cg_status cg_pipeline_run_ex(const cg_pipeline *pipeline, const cg_run_options *
         cg__diag(diag, 0, 0, "%.160s (the pipeline has no random step to retry with)",
                  best.message);
     return CG_EFAIL;
+}
+
+cg_status cg_pipeline_run_ex(const cg_pipeline *pipeline, const cg_run_options *options,
+                             cg_grid **out, cg_run_info *info, cg_diag *diag)
+{
+    return cg_pipeline_run_scale(pipeline, options, NULL, out, info, diag);
+}
+
+cg_status cg_pipeline_chunk_halo(const cg_pipeline *pipeline, uint32_t *halo, cg_diag *diag)
+{
+    uint64_t h = 0;
+    size_t bad = 0;
+    if (cg__chunk_halo(pipeline->steps, pipeline->n, &h, &bad) != CG_OK) {
+        const cg__step *s = &pipeline->steps[bad];
+        char local[128];
+        cg__local_step_names(local, sizeof local);
+        cg__diag(diag, s->line, s->column,
+                 "'%s' needs the whole map, so it cannot run in a chunk of the infinite cave "
+                 "(chunks take only the local steps: %s)",
+                 s->def->name, local);
+        return CG_EINVAL;
+    }
+    if (h > CG_MAX_DIM) {
+        cg__diag(diag, 0, 0, "the steps read more than %u cells beyond a chunk", CG_MAX_DIM);
+        return CG_EINVAL;
+    }
+    *halo = (uint32_t)h;
+    return CG_OK;
+}
+
+/* Saturating arithmetic for the memory estimate. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+static uint64_t grid_bytes(uint32_t w, uint32_t h)
+{
+    uint64_t b = 0;
+    return cg_grid_bytes(w, h, &b) == CG_OK ? b : UINT64_MAX;
+}
+
+/* Memory a step allocates for itself while it runs, beyond the map and the
+ * second buffer, on a w x h map (the largest figures of place.c, connect.c
+ * and reach.c; region labels are not counted: they depend on the map). */
+static uint64_t step_bytes(const cg__step *s, uint32_t w, uint32_t h)
+{
+    uint64_t g = grid_bytes(w, h), cells = (uint64_t)w * h;
+    cg_status (*run)(const cg__step *, cg__run *) = s->def->run;
+    if (run == cg__run_entrance || run == cg__run_exit || run == cg__run_require)
+        return sat_mul(g, 2); /* the connected region and a flood */
+    if (run == cg__run_poi)
+        return sat_add(sat_mul(g, 2), sat_mul(cells, 24)); /* a list of the floor cells */
+    if (run == cg__run_connect)
+        return sat_mul(g, 8); /* its bit planes */
+    if (run == cg__run_reach) {
+        /* A distance and a queue entry per cell of the budget's window. */
+        uint64_t side = sat_add(sat_mul(s->u.reach.moves, 2), 1);
+        uint64_t window = sat_mul(sat_mul(side, side), s->u.reach.nstarts + 1u);
+        return sat_mul(window < cells ? window : cells, 8);
+    }
+    return 0;
+}
+
+cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *options,
+                             const cg_run_scale *scale, uint64_t *bytes)
+{
+    run_plan plan = {0};
+    cg_status st = scale && scale->chunk ? plan_chunk(pipeline, options, scale, &plan, NULL)
+                                         : plan_map(pipeline, options, &plan, NULL);
+    if (st != CG_OK)
+        return st;
+    uint32_t w = plan.input ? plan.input->w : plan.width;
+    uint32_t h = plan.input ? plan.input->h : plan.height;
+    size_t last_pass = SIZE_MAX;
+    for (size_t i = 0; i < pipeline->n; i++)
+        if (needs_scratch(&pipeline->steps[i]))
+            last_pass = i;
+
+    /* Walk the steps as run_once does, adding up the grids alive at each. */
+    uint64_t map = grid_bytes(w, h), scratch = 0, connected = 0, peak = map;
+    for (size_t i = 0; i < pipeline->n; i++) {
+        const cg__step *s = &pipeline->steps[i];
+        if (!s->def->run)
+            continue;
+        if (i <= last_pass && needs_scratch(s))
+            scratch = map;
+        uint64_t now = sat_add(sat_add(map, scratch), sat_add(connected, step_bytes(s, w, h)));
+        if (s->def->run == cg__run_downscale) {
+            uint32_t k = s->u.downscale.k;
+            w = (uint32_t)((w + (uint64_t)k - 1) / k);
+            h = (uint32_t)((h + (uint64_t)k - 1) / k);
+            uint64_t small = grid_bytes(w, h);
+            now = sat_add(now, scratch ? sat_mul(small, 2) : small);
+            map = small;
+            scratch = scratch ? small : 0;
+            connected = 0;
+        }
+        if (s->def->run == cg__run_entrance)
+            connected = map;
+        if (now > peak)
+            peak = now;
+        if (i == last_pass)
+            scratch = 0;
+    }
+    if (plan.chunk) { /* the window is cut out while the grid is alive */
+        uint64_t now = sat_add(map, grid_bytes(w - 2 * plan.halo, h - 2 * plan.halo));
+        if (now > peak)
+            peak = now;
+    }
+    if (peak == UINT64_MAX)
+        return CG_EOVERFLOW;
+    *bytes = peak;
+    return CG_OK;
 }
 
 cg_status cg_pipeline_run(const cg_pipeline *pipeline, uint64_t seed, uint32_t width,

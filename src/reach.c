@@ -22,7 +22,7 @@
 #include "steps.h"
 
 /* Budgets up to this use the bitboard search (measured: docs/PERFORMANCE.md). */
-#define BITBOARD_MAX_MOVES 64
+#define BITBOARD_MAX_MOVES 24
 
 static int reach_path_override = -1; /* test hook: -1 auto, 0 queue, 1 bitboard */
 
@@ -165,7 +165,7 @@ static cg_status search_bitboard(cg__reach *r, const bitwin *fr, const cg_point 
             uint64_t *v = bw_row(&vis, y), *o = bw_row(&nxt, y);
             uint64_t any = 0;
             for (size_t k = 0; k < fr->nwords; k++) {
-                uint64_t grow = up[k] | dn[k] | (c[k] << 1) | (c[k - 1] >> 63) | (c[k] >> 1) |
+                uint64_t grow = up[k] | dn[k] | (c[k] << 1) | (*(c + k - 1) >> 63) | (c[k] >> 1) |
                                 (c[k + 1] << 63);
                 uint64_t fresh = grow & f[k] & ~v[k];
                 o[k] = fresh;
@@ -282,8 +282,10 @@ cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts,
     /* The window: every cell within max_moves of a start, clipped. */
     uint32_t m = max_moves;
     cg__reach *r = calloc(1, sizeof *r);
-    if (!r)
+    if (!r) {
+        cg__diag(diag, 0, 0, "out of memory for the reach");
         return CG_ENOMEM;
+    }
     r->x0 = x0 > m ? x0 - m : 0;
     r->y0 = y0 > m ? y0 - m : 0;
     r->w = (uint32_t)(((uint64_t)x1 + m < grid->w ? x1 + m : grid->w - 1) - r->x0 + 1);

@@ -144,7 +144,7 @@ void cg__set_span(uint64_t *row, uint32_t x0, uint32_t x1, int wall)
 /* The label forest. parent[l] <= l always (a root is linked under the
  * smaller root), so the root of a region is its first label in scan order
  * and one increasing sweep resolves every label to its root. */
-static cg_status labels_push(cg__labeller *lb, uint32_t x, uint32_t y)
+static cg_status labels_push(cg__labeller *lb, uint32_t x)
 {
     if (lb->n == lb->cap) {
         if (lb->n >= UINT32_MAX - 1)
@@ -162,17 +162,32 @@ static cg_status labels_push(cg__labeller *lb, uint32_t x, uint32_t y)
         if (!s)
             return CG_ENOMEM;
         lb->size = s;
-        uint64_t *at = realloc(lb->first, cap * sizeof *at);
-        if (!at)
+        uint32_t *fx = realloc(lb->first_x, cap * sizeof *fx);
+        if (!fx)
             return CG_ENOMEM;
-        lb->first = at;
+        lb->first_x = fx;
         lb->cap = cap;
     }
     lb->parent[lb->n] = (uint32_t)lb->n;
     lb->size[lb->n] = 0;
-    lb->first[lb->n] = (uint64_t)y << 32 | x;
+    lb->first_x[lb->n] = x; /* the row is where row_first says */
     lb->n++;
     return CG_OK;
+}
+
+void cg__label_first(const cg__labeller *lb, uint32_t l, uint32_t *x, uint32_t *y)
+{
+    /* The last row whose first label is <= l: labels are made row by row. */
+    uint32_t lo = 0, hi = lb->rows; /* row_first[lo] <= l < row_first[hi] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (lb->row_first[mid] <= l)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *x = lb->first_x[l];
+    *y = lo;
 }
 
 static uint32_t find(uint32_t *parent, uint32_t x)
@@ -198,7 +213,8 @@ void cg__labeller_free(cg__labeller *lb)
 {
     free(lb->parent);
     free(lb->size);
-    free(lb->first);
+    free(lb->first_x);
+    free(lb->row_first);
     memset(lb, 0, sizeof *lb);
 }
 
@@ -207,7 +223,7 @@ void cg__labeller_free(cg__labeller *lb)
 /* Buffers of one labelling pass. */
 typedef struct lbufs {
     lrow rows[2];
-    uint64_t *ends; /* nw words */
+    uint64_t *ends;  /* nw words */
     uint32_t *sa;    /* starts of the runs shared with the row above */
     uint32_t *pairs; /* labels to merge: two per pair */
 } lbufs;
@@ -224,6 +240,7 @@ CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, lbufs *b, cg
     lrow *prev = &b->rows[0], *cur = &b->rows[1];
     prev->n = 0;
     for (uint32_t y = 0; y < h; y++) {
+        lb->row_first[y] = (uint32_t)lb->n;
         read_row(g, y, flip, cur, b->ends);
         const size_t n = cur->n;
         uint32_t *lab = cur->label;
@@ -263,7 +280,7 @@ CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, lbufs *b, cg
         }
         for (size_t j = 0; j < n; j++) {
             if (lab[j] == NONE) {
-                if ((st = labels_push(lb, cur->x0[j], y)) != CG_OK)
+                if ((st = labels_push(lb, cur->x0[j])) != CG_OK)
                     return st;
                 lab[j] = (uint32_t)(lb->n - 1);
             }
@@ -289,8 +306,8 @@ CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, lbufs *b, cg
     return st;
 }
 
-static cg_status label_rows_base(cg__labeller *lb, const cg_grid *g, lbufs *b,
-                                 cg__row_hook hook, void *ctx)
+static cg_status label_rows_base(cg__labeller *lb, const cg_grid *g, lbufs *b, cg__row_hook hook,
+                                 void *ctx)
 {
     return label_rows(lb, g, b, hook, ctx);
 }
@@ -332,7 +349,9 @@ cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook 
     lbufs b;
     uint64_t *words = malloc(5 * nw * sizeof *words);
     uint32_t *ints = malloc((2 * (nw + 1) + 9 * rcap) * sizeof *ints);
-    cg_status st = words && ints ? CG_OK : CG_ENOMEM;
+    lb->row_first = malloc(((size_t)g->h + 1) * sizeof *lb->row_first);
+    lb->rows = g->h;
+    cg_status st = words && ints && lb->row_first ? CG_OK : CG_ENOMEM;
     if (st == CG_OK) {
         for (int k = 0; k < 2; k++) {
             b.rows[k].m = words + (size_t)(2 * k) * nw;
@@ -349,7 +368,7 @@ cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook 
         /* Label 0 is the outside of the map, all wall: a wall region that
          * touches the edge joins it and is never enclosed. */
         if (walls)
-            st = labels_push(lb, 0, 0);
+            st = labels_push(lb, 0);
     }
     if (st == CG_OK) {
 #if defined(CG__HAVE_POPCNT_PATH)
@@ -399,18 +418,21 @@ CG__INLINE uint32_t run_start(const uint64_t *r, uint32_t x, uint64_t flip)
     return not_kind ? (uint32_t)(i * 64 + 64 - (size_t)__builtin_clzll(not_kind)) : 0;
 }
 
-/* A stack of runs (y, x0, x1) still to expand; grown by doubling. */
+/* A stack of runs still to expand: (y, x0, x1, the row they were found
+ * from, that row's run x0, x1); grown by doubling. */
 typedef struct span_stack {
     uint32_t *v;
-    size_t cap; /* in runs */
+    size_t cap; /* in entries of SPAN words */
 } span_stack;
+
+#define SPAN 6
 
 static cg_status grow_stack(span_stack *s)
 {
     size_t cap = s->cap ? s->cap * 2 : 256;
-    if (cap > SIZE_MAX / (3 * sizeof *s->v))
+    if (cap > SIZE_MAX / (SPAN * sizeof *s->v))
         return CG_EOVERFLOW;
-    uint32_t *p = realloc(s->v, cap * 3 * sizeof *p);
+    uint32_t *p = realloc(s->v, cap * SPAN * sizeof *p);
     if (!p)
         return CG_ENOMEM;
     s->v = p;
@@ -418,74 +440,101 @@ static cg_status grow_stack(span_stack *s)
     return CG_OK;
 }
 
-/* Flips the whole 4-connected region of the kind (walls or floor) whose
- * first run in scan order starts at cell (x, y), and which has size cells,
- * to the other kind: a flood fill over runs, so the work is in proportion
- * to the region's runs, not to the map. Flipped cells are the visited marks;
- * the fill stops as soon as size cells are flipped, so a region of one run
- * (most small ones) costs no search at all. A region of walls must not
- * touch the map's edge (the padding around the map is wall too). */
-static cg_status flip_region(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls,
-                             span_stack *st)
+/* The flood fill's state: the stack in locals while rows are written (a
+ * uint64_t store could otherwise alias a size_t in the stack struct and
+ * force reloads). */
+typedef struct flood {
+    cg_grid *g;
+    uint64_t flip;
+    int wall;
+    uint64_t left; /* cells still to turn */
+    span_stack *st;
+    uint32_t *v;
+    size_t n, cap;
+} flood;
+
+/* Turns the runs of the kind meeting columns lo..hi-1 of row y and pushes
+ * them, found from row from's run pa..pb-1. Only a run met at lo itself can
+ * start further left. */
+CG__INLINE cg_status flood_row(flood *f, uint32_t y, uint32_t lo, uint32_t hi, uint32_t from,
+                               uint32_t pa, uint32_t pb)
 {
-    const uint64_t flip = walls ? 0 : ~UINT64_C(0);
-    const int wall = !walls;
-    /* The stack lives in locals while rows are written: a uint64_t store
-     * could otherwise alias a size_t in *st and force reloads. */
-    uint32_t *v = st->v;
-    size_t n = 0, cap = st->cap;
-    uint64_t *r = cg__row(g, y);
-    uint32_t b = run_end(g, r, x, flip);
-    set_span(r, x, b, wall);
-    uint64_t left = size - (b - x);
-    if (left == 0)
-        return CG_OK;
-    if (cap == 0) {
-        cg_status s = grow_stack(st);
-        if (s != CG_OK)
-            return s;
-        v = st->v;
-        cap = st->cap;
-    }
-    v[0] = y, v[1] = x, v[2] = b;
-    n = 1;
-    while (n && left) {
-        n--;
-        const uint32_t sy = v[3 * n], sa = v[3 * n + 1], sb = v[3 * n + 2];
-        const size_t i0 = sa >> 6, i1 = (sb - 1) >> 6;
-        const uint64_t w0 = ~UINT64_C(0) << (sa & 63);
-        const uint64_t w1 = ~UINT64_C(0) >> (63 - ((sb - 1) & 63));
-        for (int d = -1; d <= 1; d += 2) {
-            if ((d < 0 && sy == 0) || (d > 0 && sy + 1 >= g->h))
-                continue;
-            const uint32_t ny = (uint32_t)((int64_t)sy + d);
-            r = cg__row(g, ny);
-            /* Runs of the kind meeting columns sa..sb-1 of this row. Only a
-             * run met at sa itself can start further left. */
-            for (size_t i = i0; i <= i1; i++) {
-                uint64_t win = (i == i0 ? w0 : ~UINT64_C(0)) & (i == i1 ? w1 : ~UINT64_C(0));
-                uint64_t m;
-                while ((m = (r[i] ^ flip) & win) != 0) {
-                    uint32_t c = (uint32_t)(i * 64 + (size_t)__builtin_ctzll(m));
-                    uint32_t a = c == sa ? run_start(r, c, flip) : c;
-                    uint32_t e = run_end(g, r, c, flip);
-                    set_span(r, a, e, wall);
-                    left -= e - a;
-                    if (n == cap) {
-                        st->cap = cap;
-                        cg_status s = grow_stack(st);
-                        if (s != CG_OK)
-                            return s;
-                        v = st->v;
-                        cap = st->cap;
-                    }
-                    v[3 * n] = ny, v[3 * n + 1] = a, v[3 * n + 2] = e;
-                    n++;
-                }
+    uint64_t *r = cg__row(f->g, y);
+    const size_t i0 = lo >> 6, i1 = (hi - 1) >> 6;
+    const uint64_t w0 = ~UINT64_C(0) << (lo & 63);
+    const uint64_t w1 = ~UINT64_C(0) >> (63 - ((hi - 1) & 63));
+    for (size_t i = i0; i <= i1; i++) {
+        const uint64_t win = (i == i0 ? w0 : ~UINT64_C(0)) & (i == i1 ? w1 : ~UINT64_C(0));
+        uint64_t m;
+        while ((m = (r[i] ^ f->flip) & win) != 0) {
+            const uint32_t c = (uint32_t)(i * 64 + (size_t)__builtin_ctzll(m));
+            const uint32_t a = c == lo ? run_start(r, c, f->flip) : c;
+            const uint32_t e = run_end(f->g, r, c, f->flip);
+            set_span(r, a, e, f->wall);
+            f->left -= e - a;
+            if (f->n == f->cap) {
+                f->st->cap = f->cap;
+                cg_status s = grow_stack(f->st);
+                if (s != CG_OK)
+                    return s;
+                f->v = f->st->v;
+                f->cap = f->st->cap;
             }
+            uint32_t *top = f->v + SPAN * f->n++;
+            top[0] = y, top[1] = a, top[2] = e, top[3] = from, top[4] = pa, top[5] = pb;
         }
     }
     return CG_OK;
+}
+
+/* Flips the whole 4-connected region of the kind (walls or floor) whose
+ * first run in scan order starts at cell (x, y), and which has size cells,
+ * to the other kind: a scanline flood fill over runs, so the work is in
+ * proportion to the region's runs, not to the map. Turned cells are the
+ * visited marks. A run's neighbours are looked for in the row beyond it and,
+ * in the row it was found from, only past the ends of the run it was found
+ * from (below that run lies the run itself); the region's first run has no
+ * row above it. The fill stops as soon as size cells are turned, so a
+ * region of one run (most small ones) costs no search at all. A region of
+ * walls must not touch the map's edge (the padding around the map is wall
+ * too). */
+static cg_status flip_region(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls,
+                             span_stack *st)
+{
+    flood f = {g, walls ? 0 : ~UINT64_C(0), !walls, size, st, st->v, 0, st->cap};
+    uint64_t *r = cg__row(g, y);
+    const uint32_t b = run_end(g, r, x, f.flip);
+    set_span(r, x, b, f.wall);
+    f.left -= b - x;
+    if (f.left == 0)
+        return CG_OK;
+    if (f.cap == 0) {
+        cg_status s = grow_stack(st);
+        if (s != CG_OK)
+            return s;
+        f.v = st->v;
+        f.cap = st->cap;
+    }
+    /* As if found from the row above across the whole width. */
+    uint32_t *top = f.v;
+    top[0] = y, top[1] = x, top[2] = b, top[3] = y - 1, top[4] = 0, top[5] = g->w;
+    f.n = 1;
+    cg_status s = CG_OK;
+    while (f.n && f.left && s == CG_OK) {
+        const uint32_t *e = f.v + SPAN * --f.n;
+        const uint32_t sy = e[0], sa = e[1], sb = e[2], from = e[3], pa = e[4], pb = e[5];
+        const int down = from + 1 == sy; /* found from the row above */
+        /* The row beyond. */
+        if (down ? sy + 1 < g->h : sy > 0)
+            s = flood_row(&f, down ? sy + 1 : sy - 1, sa, sb, sy, sa, sb);
+        /* The row it was found from, past the ends of that run. */
+        if (s == CG_OK && sa < pa)
+            s = flood_row(&f, from, sa, pa, sy, sa, sb);
+        if (s == CG_OK && pb < sb)
+            s = flood_row(&f, from, pb, sb, sy, sa, sb);
+    }
+    st->cap = f.cap;
+    return s;
 }
 
 /* Flips every region whose root keep() rejects to the other kind, from the
@@ -503,8 +552,9 @@ static cg_status remove_regions(cg_grid *g, int walls, keep_fn keep, uint64_t ar
     for (size_t l = 0; l < lb.n && st == CG_OK; l++) {
         if (lb.parent[l] != l || keep(&lb, (uint32_t)l, arg))
             continue;
-        uint64_t at = lb.first[l];
-        st = flip_region(g, (uint32_t)at, (uint32_t)(at >> 32), lb.size[l], walls, &stack);
+        uint32_t x, y;
+        cg__label_first(&lb, (uint32_t)l, &x, &y);
+        st = flip_region(g, x, y, lb.size[l], walls, &stack);
         any = 1;
     }
     free(stack.v);
@@ -572,8 +622,9 @@ cg_status cg__flip_regions_except(cg_grid *g, const cg__labeller *lb, uint32_t k
     for (size_t l = 0; l < lb->n && st == CG_OK; l++) {
         if (lb->parent[l] != l || l == keep || (lb->walls && l == 0))
             continue;
-        uint64_t at = lb->first[l];
-        st = flip_region(g, (uint32_t)at, (uint32_t)(at >> 32), lb->size[l], lb->walls, &stack);
+        uint32_t x, y;
+        cg__label_first(lb, (uint32_t)l, &x, &y);
+        st = flip_region(g, x, y, lb->size[l], lb->walls, &stack);
     }
     free(stack.v);
     return st;
@@ -629,14 +680,12 @@ static cg_status out_of_memory(cg__run *run, cg_status st, const char *what)
 
 cg_status cg__run_remove_floor(const cg__step *step, cg__run *run)
 {
-    return out_of_memory(run, cg__remove_small(run->grid, 0, step->u.regions.min),
-                         "remove-floor");
+    return out_of_memory(run, cg__remove_small(run->grid, 0, step->u.regions.min), "remove-floor");
 }
 
 cg_status cg__run_remove_walls(const cg__step *step, cg__run *run)
 {
-    return out_of_memory(run, cg__remove_small(run->grid, 1, step->u.regions.min),
-                         "remove-walls");
+    return out_of_memory(run, cg__remove_small(run->grid, 1, step->u.regions.min), "remove-walls");
 }
 
 cg_status cg__run_keep_largest(const cg__step *step, cg__run *run)

@@ -7,17 +7,25 @@
 
 /* The result of labelling: after cg__label, parent[l] is the root of label
  * l (roots satisfy parent[r] == r and are numbered in scan order of their
- * first cell), size[r] is the number of cells of root r's region and
- * first[r] = y << 32 | x its first cell in scan order. With walls, label 0
+ * first cell), size[r] is the number of cells of root r's region, and
+ * cg__label_first gives its first cell in scan order. With walls, label 0
  * is the outside of the map and every wall region touching the map's edge
- * has root 0. Labels of non-roots only matter through parent[]. */
+ * has root 0. Labels of non-roots only matter through parent[]. 16 bytes
+ * per label: labels are made row by row, so a label's row is found from
+ * row_first instead of being stored. */
 typedef struct cg__labeller {
     int walls;
     uint32_t *parent;
     uint64_t *size;
-    uint64_t *first;
+    uint32_t *first_x;   /* x of the run that made the label */
+    uint32_t *row_first; /* per row: the labels made before it */
+    uint32_t rows;
     size_t n, cap; /* labels */
 } cg__labeller;
+
+/* The cell where label l was made: for a root, its region's first cell in
+ * scan order. */
+void cg__label_first(const cg__labeller *lb, uint32_t l, uint32_t *x, uint32_t *y);
 
 /* Called once per row, top to bottom, with the row's runs (cells x0[j] ..
  * x1[j]-1, increasing) and their labels before resolution: two runs with

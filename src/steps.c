@@ -25,19 +25,42 @@ static cg_status parse_passes(const cg__args *a, uint32_t *n, cg_diag *diag)
     return CG_OK;
 }
 
-/* Runs a double-buffered automaton step n times. */
-typedef void (*pass_fn)(const cg__step *step, const cg_grid *src, cg_grid *dst);
+/* Runs a double-buffered automaton step n times. A pass computes rows
+ * y0..y1-1 of dst from src; big maps run it in stripes (cg__par_rows). */
+typedef void (*pass_fn)(const cg__step *step, const cg_grid *src, cg_grid *dst, uint32_t y0,
+                        uint32_t y1);
+
+typedef struct pass_job {
+    const cg__step *step;
+    const cg_grid *src;
+    cg_grid *dst;
+    pass_fn pass;
+} pass_job;
+
+static void pass_stripe(void *arg, uint32_t y0, uint32_t y1)
+{
+    const pass_job *j = arg;
+    j->pass(j->step, j->src, j->dst, y0, y1);
+}
 
 static cg_status run_passes(const cg__step *step, cg__run *run, uint32_t n, pass_fn pass)
 {
     /* Markers go with their cell as soon as it turns to wall, so N passes in
      * one step equal N one-pass steps. */
     for (uint32_t i = 0; i < n; i++) {
-        pass(step, run->grid, run->scratch);
+        pass_job job = {step, run->grid, run->scratch, pass};
+        cg__par_rows(run->par, run->grid, pass_stripe, &job);
         cg__grid_swap_cells(run->grid, run->scratch);
         cg__grid_prune_marks(run->grid);
     }
     return CG_OK;
+}
+
+/* Chunk margins (cg__step_def.chunk_margin): each pass of a rule reads its
+ * neighbours up to its radius away. */
+static uint64_t margin_passes(uint64_t margin, uint32_t n, uint32_t radius)
+{
+    return margin + (uint64_t)n * radius;
 }
 
 /* ---- size WxH */
@@ -74,12 +97,38 @@ static cg_status parse_fill(cg__step *step, const cg__args *a, cg_diag *diag)
     return cg__parse_percent(&a->positional, a->line, "the fill", &step->u.fill.ppb, diag);
 }
 
+typedef struct fill_job {
+    cg_grid *grid;
+    uint64_t key;
+    const cg__run *run;
+    uint32_t ppb;
+} fill_job;
+
+static void fill_stripe(void *arg, uint32_t y0, uint32_t y1)
+{
+    const fill_job *j = arg;
+    /* In a chunk the cells are drawn at their world coordinates, without the
+     * ring (docs/scale.md); else the map's own, with it. */
+    cg__fill_rows(j->grid, j->key, j->ppb, j->run->origin_x, j->run->origin_y, !j->run->chunk, y0,
+                  y1);
+}
+
 static cg_status run_fill(const cg__step *step, cg__run *run)
 {
-    cg__fill(run->grid, cg__step_key(run->seed, CG__RAND_FILL, step->ordinal),
-             step->u.fill.ppb);
+    fill_job job = {run->grid, cg__step_key(run->seed, CG__RAND_FILL, step->ordinal), run,
+                    step->u.fill.ppb};
+    cg__par_rows(run->par, run->grid, fill_stripe, &job);
     cg__grid_prune_marks(run->grid);
     return CG_OK;
+}
+
+/* A fill reads no neighbour and overwrites every cell: what came before it
+ * no longer matters. */
+static uint64_t margin_fill(const cg__step *step, uint64_t margin)
+{
+    (void)step;
+    (void)margin;
+    return 0;
 }
 
 /* ---- generations N r1=A r2=B [self=yes|no] */
@@ -114,9 +163,16 @@ static cg_status parse_generations(cg__step *step, const cg__args *a, cg_diag *d
     return CG_OK;
 }
 
-static void pass_generation(const cg__step *step, const cg_grid *src, cg_grid *dst)
+static void pass_generation(const cg__step *step, const cg_grid *src, cg_grid *dst, uint32_t y0,
+                            uint32_t y1)
 {
-    cg__generation(src, dst, step->u.gen.r1, step->u.gen.r2, step->u.gen.self);
+    cg__generation_rows(src, dst, step->u.gen.r1, step->u.gen.r2, step->u.gen.self, y0, y1);
+}
+
+/* v1 reads the 3x3 block; v2, only tested when r2 >= 0, the 5x5 block. */
+static uint64_t margin_generations(const cg__step *step, uint64_t margin)
+{
+    return margin_passes(margin, step->u.gen.n, step->u.gen.r2 >= 0 ? 2 : 1);
 }
 
 static cg_status run_generations(const cg__step *step, cg__run *run)
@@ -137,9 +193,15 @@ static cg_status parse_smooth(cg__step *step, const cg__args *a, cg_diag *diag)
     return CG_OK;
 }
 
-static void pass_smooth(const cg__step *step, const cg_grid *src, cg_grid *dst)
+static void pass_smooth(const cg__step *step, const cg_grid *src, cg_grid *dst, uint32_t y0,
+                        uint32_t y1)
 {
-    cg__smooth(src, dst, step->u.smooth.walls);
+    cg__smooth_rows(src, dst, step->u.smooth.walls, y0, y1);
+}
+
+static uint64_t margin_smooth(const cg__step *step, uint64_t margin)
+{
+    return margin_passes(margin, step->u.smooth.n, 1);
 }
 
 static cg_status run_smooth(const cg__step *step, cg__run *run)
@@ -183,9 +245,15 @@ static cg_status parse_rule(cg__step *step, const cg__args *a, cg_diag *diag)
     return CG_OK;
 }
 
-static void pass_rule(const cg__step *step, const cg_grid *src, cg_grid *dst)
+static void pass_rule(const cg__step *step, const cg_grid *src, cg_grid *dst, uint32_t y0,
+                      uint32_t y1)
 {
-    cg__rule(src, dst, step->u.rule.lo, step->u.rule.hi);
+    cg__rule_rows(src, dst, step->u.rule.lo, step->u.rule.hi, y0, y1);
+}
+
+static uint64_t margin_rule(const cg__step *step, uint64_t margin)
+{
+    return margin_passes(margin, step->u.rule.n, 1);
 }
 
 static cg_status run_rule(const cg__step *step, cg__run *run)
@@ -193,36 +261,42 @@ static cg_status run_rule(const cg__step *step, cg__run *run)
     return run_passes(step, run, step->u.rule.n, pass_rule);
 }
 
+/* The last column, chunk_margin: non-NULL for the local steps that may run
+ * in a chunk of the infinite cave; NULL for those that need the whole map. */
 const cg__step_def cg__step_defs[] = {
-    {"size", "size WIDTHxHEIGHT", 1, {NULL}, {NULL}, 1, 0, parse_size, NULL},
-    {"fill", "fill PERCENT", 1, {NULL}, {NULL}, 0, 1, parse_fill, run_fill},
+    {"size", "size WIDTHxHEIGHT", 1, {NULL}, {NULL}, 1, 0, parse_size, NULL, NULL},
+    {"fill", "fill PERCENT", 1, {NULL}, {NULL}, 0, 1, parse_fill, run_fill, margin_fill},
     {"generations", "generations [N] r1=0..9 r2=-1..21 [self=yes|no]", 1,
-     {"r1", "r2", "self", NULL}, {NULL}, 0, 0, parse_generations, run_generations},
+     {"r1", "r2", "self", NULL}, {NULL}, 0, 0, parse_generations, run_generations,
+     margin_generations},
     {"smooth", "smooth [N] [walls=0..9]", 1, {"walls", NULL}, {NULL}, 0, 0, parse_smooth,
-     run_smooth},
-    {"rule", "rule [N] floor=LO..HI", 1, {"floor", NULL}, {NULL}, 0, 0, parse_rule, run_rule},
+     run_smooth, margin_smooth},
+    {"rule", "rule [N] floor=LO..HI", 1, {"floor", NULL}, {NULL}, 0, 0, parse_rule, run_rule,
+     margin_rule},
     {"downscale", "downscale K", 1, {NULL}, {NULL}, 0, 1, cg__parse_downscale,
-     cg__run_downscale},
-    {"entrance", "entrance", 0, {NULL}, {NULL}, 0, 1, cg__parse_entrance, cg__run_entrance},
-    {"exit", "exit", 0, {NULL}, {NULL}, 0, 1, cg__parse_entrance, cg__run_exit},
+     cg__run_downscale, NULL},
+    {"entrance", "entrance", 0, {NULL}, {NULL}, 0, 1, cg__parse_entrance, cg__run_entrance,
+     NULL},
+    {"exit", "exit", 0, {NULL}, {NULL}, 0, 1, cg__parse_entrance, cg__run_exit, NULL},
     {"poi", "poi count=K [spacing=D]", 0, {"count", "spacing", NULL}, {NULL}, 0, 1,
-     cg__parse_poi, cg__run_poi},
+     cg__parse_poi, cg__run_poi, NULL},
     /* "open>=P%" splits at '=' like any key=value: the key is "open>". */
     {"require", "require open>=PERCENT", 0, {"open>", NULL}, {NULL}, 0, 0, cg__parse_require,
-     cg__run_require},
+     cg__run_require, NULL},
     /* `loops` is both a flag and a key (`loops`, `loops=30%`); maze.c reads the flags in
      * this order. */
     {"maze", "maze [connected] [loops[=PERCENT]] [no-isolated]", 0, {"loops", NULL},
-     {"connected", "loops", "no-isolated", NULL}, 0, 1, cg__maze_parse, cg__maze_run},
+     {"connected", "loops", "no-isolated", NULL}, 0, 1, cg__maze_parse, cg__maze_run,
+     NULL},
     {"reach", "reach from=X,Y[;X,Y...]|entrance [moves=M]", 0, {"from", "moves", NULL}, {NULL},
-     0, 0, cg__parse_reach, cg__run_reach},
+     0, 0, cg__parse_reach, cg__run_reach, NULL},
     {"remove-floor", "remove-floor min=N", 0, {"min", NULL}, {NULL}, 0, 0, cg__parse_remove,
-     cg__run_remove_floor},
+     cg__run_remove_floor, NULL},
     {"remove-walls", "remove-walls min=N", 0, {"min", NULL}, {NULL}, 0, 0, cg__parse_remove,
-     cg__run_remove_walls},
+     cg__run_remove_walls, NULL},
     {"keep-largest", "keep-largest", 0, {NULL}, {NULL}, 0, 0, cg__parse_keep_largest,
-     cg__run_keep_largest},
+     cg__run_keep_largest, NULL},
     {"connect", "connect [width=1..16]", 0, {"width", NULL}, {NULL}, 0, 0, cg__parse_connect,
-     cg__run_connect},
+     cg__run_connect, NULL},
 };
 const size_t cg__step_def_count = sizeof cg__step_defs / sizeof cg__step_defs[0];

@@ -91,6 +91,12 @@ typedef struct cg__run {
                               * equals them, all its floor is connected to the entrance */
     uint32_t connected_x, connected_y; /* where that entrance is */
     uint64_t fail_score;     /* with CG_EFAIL: how close the attempt came (higher: closer) */
+    /* Scale (docs/scale.md): stripes of rows for big maps, and chunk mode,
+     * where grid cell (x, y) is world cell (origin_x + x, origin_y + y) of
+     * the infinite cave and fill draws no ring. */
+    const cg__par *par;
+    int chunk;
+    int64_t origin_x, origin_y;
 } cg__run;
 
 typedef struct cg__step_def {
@@ -103,6 +109,12 @@ typedef struct cg__step_def {
     int random;                    /* consumes the seed */
     cg_status (*parse)(cg__step *step, const cg__args *args, cg_diag *diag);
     cg_status (*run)(const cg__step *step, cg__run *run);
+    /* Local steps (they may run in a chunk of the infinite cave): given the
+     * depth of the band along the grid's edge that may differ from the
+     * infinite cave before the step, the depth after it - larger by the
+     * radius each pass reads, summed over the passes; a fill resets it to 0.
+     * NULL: the step needs the whole map (docs/scale.md). */
+    uint64_t (*chunk_margin)(const cg__step *step, uint64_t margin);
 } cg__step_def;
 
 extern const cg__step_def cg__step_defs[];
@@ -151,6 +163,16 @@ cg_status cg__parse_keep_largest(cg__step *step, const cg__args *args, cg_diag *
 cg_status cg__run_remove_floor(const cg__step *step, cg__run *run);
 cg_status cg__run_remove_walls(const cg__step *step, cg__run *run);
 cg_status cg__run_keep_largest(const cg__step *step, cg__run *run);
+
+/* chunk.c: windows of the infinite cave (docs/scale.md). cg__chunk_halo: the
+ * halo the steps need, or CG_EINVAL with *bad the index of the first step
+ * that needs the whole map. cg__local_step_names: "fill, generations, ..."
+ * for messages. cg__grid_crop: a new w x h grid holding the cells of src
+ * from (x0, y0), which must lie inside src; no markers. */
+cg_status cg__chunk_halo(const cg__step *steps, size_t n, uint64_t *halo, size_t *bad);
+void cg__local_step_names(char *buf, size_t cap);
+cg_status cg__grid_crop(cg_grid **out, const cg_grid *src, uint32_t x0, uint32_t y0, uint32_t w,
+                        uint32_t h);
 
 /* connect.c: `connect [width=W]` (seed 002). */
 #define CG__CONNECT_MAX_WIDTH 16

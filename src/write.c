@@ -13,6 +13,7 @@ static const struct {
     {CG_FORMAT_ASCII, "ascii", ".txt"}, {CG_FORMAT_PNG, "png", ".png"},
     {CG_FORMAT_JSON, "json", ".json"},  {CG_FORMAT_TMX, "tmx", ".tmx"},
     {CG_FORMAT_TMJ, "tmj", ".tmj"},     {CG_FORMAT_PBM, "pbm", ".pbm"},
+    {CG_FORMAT_DISTANCES, "distances", ".csv"},
 };
 #define NFORMATS (sizeof formats / sizeof formats[0])
 
@@ -68,8 +69,8 @@ cg_status cg_format_from_path(const char *path, cg_format *format)
     return CG_EINVAL;
 }
 
-cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options,
-                      const cg_map_info *info, cg_write_fn write, void *ctx, cg_diag *diag)
+cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options, const cg_map_info *info,
+                      cg_write_fn write, void *ctx, cg_diag *diag)
 {
     static const cg_write_options defaults = {CG_FORMAT_ASCII, 0};
     static const cg_map_info unknown = {0, 0, 0, 0, NULL, NULL, 0};
@@ -101,6 +102,8 @@ cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options,
         return cg__write_tiled(grid, in, 1, write, ctx, diag);
     case CG_FORMAT_PBM:
         return cg__write_pbm(grid, scale, write, ctx, diag);
+    case CG_FORMAT_DISTANCES:
+        return cg__write_distances(grid, write, ctx, diag);
     }
     cg__diag(diag, 0, 0, "unknown format %d", (int)o->format);
     return CG_EINVAL;

@@ -31,14 +31,15 @@ static const int voisins_2[12][2] = {
     {-1, -2}, {0, -2}, {1, -2}, {-1, 2}, {0, 2},  {1, 2},
 };
 
-void oracle_generation(const uint8_t *src, uint8_t *dst, int w, int h, int r1, int r2, int self)
+static void generation(const uint8_t *src, uint8_t *dst, int w, int h, int r1, int r2, int self,
+                       int ring)
 {
     for (int y = 0; y < h; y++) {
         for (int x = 0; x < w; x++) {
             size_t i = (size_t)y * (size_t)w + (size_t)x;
             /* The seed rewrites only zone[3:-3, 3:-3]: the outer ring of the
              * map stays wall. */
-            if (x == 0 || y == 0 || x == w - 1 || y == h - 1) {
+            if (ring && (x == 0 || y == 0 || x == w - 1 || y == h - 1)) {
                 dst[i] = 1;
                 continue;
             }
@@ -51,6 +52,17 @@ void oracle_generation(const uint8_t *src, uint8_t *dst, int w, int h, int r1, i
             dst[i] = (v1 >= r1 || v2 <= r2) ? 1 : 0;
         }
     }
+}
+
+void oracle_generation(const uint8_t *src, uint8_t *dst, int w, int h, int r1, int r2, int self)
+{
+    generation(src, dst, w, h, r1, r2, self, 1);
+}
+
+void oracle_generation_open(const uint8_t *src, uint8_t *dst, int w, int h, int r1, int r2,
+                            int self)
+{
+    generation(src, dst, w, h, r1, r2, self, 0);
 }
 
 /* Seed 002's count_wall_neighbors: the 8 neighbours, not the cell itself,
@@ -97,7 +109,7 @@ void oracle_rule(const uint8_t *src, uint8_t *dst, int w, int h, int lo, int hi)
     }
 }
 
-enum oracle_kind { ORACLE_GENERATION, ORACLE_SMOOTH, ORACLE_RULE };
+enum oracle_kind { ORACLE_GENERATION, ORACLE_GENERATION_OPEN, ORACLE_SMOOTH, ORACLE_RULE };
 
 static int oracle_repeat(uint8_t *cells, int w, int h, int n, enum oracle_kind kind, int a, int b,
                          int c)
@@ -111,6 +123,9 @@ static int oracle_repeat(uint8_t *cells, int w, int h, int n, enum oracle_kind k
         switch (kind) {
         case ORACLE_GENERATION:
             oracle_generation(src, dst, w, h, a, b, c);
+            break;
+        case ORACLE_GENERATION_OPEN:
+            oracle_generation_open(src, dst, w, h, a, b, c);
             break;
         case ORACLE_SMOOTH:
             oracle_smooth(src, dst, w, h, a);
@@ -132,6 +147,11 @@ static int oracle_repeat(uint8_t *cells, int w, int h, int n, enum oracle_kind k
 int oracle_generations(uint8_t *cells, int w, int h, int n, int r1, int r2, int self)
 {
     return oracle_repeat(cells, w, h, n, ORACLE_GENERATION, r1, r2, self);
+}
+
+int oracle_generations_open(uint8_t *cells, int w, int h, int n, int r1, int r2, int self)
+{
+    return oracle_repeat(cells, w, h, n, ORACLE_GENERATION_OPEN, r1, r2, self);
 }
 
 int oracle_smooths(uint8_t *cells, int w, int h, int n, int walls)

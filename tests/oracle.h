@@ -24,6 +24,12 @@ uint8_t oracle_cell(const uint8_t *cells, int w, int h, int x, int y);
  * becomes wall iff v1 >= r1 or v2 <= r2. The outer ring becomes wall. */
 void oracle_generation(const uint8_t *src, uint8_t *dst, int w, int h, int r1, int r2, int self);
 
+/* The same rule with no outer ring: every cell of the map is computed,
+ * cells outside reading as wall - a window of the infinite cave, where no
+ * cell lies on a border (docs/scale.md). */
+void oracle_generation_open(const uint8_t *src, uint8_t *dst, int w, int h, int r1, int r2,
+                            int self);
+
 /* One smoothing pass (seed 002): every cell, border included, becomes wall iff
  * at least `walls` of its 8 neighbours are walls. The cell itself is not
  * counted. */
@@ -37,6 +43,7 @@ void oracle_rule(const uint8_t *src, uint8_t *dst, int w, int h, int lo, int hi)
 /* n passes of the rule above, in place on cells (through a scratch buffer).
  * Return 0, or -1 if the scratch buffer cannot be allocated. */
 int oracle_generations(uint8_t *cells, int w, int h, int n, int r1, int r2, int self);
+int oracle_generations_open(uint8_t *cells, int w, int h, int n, int r1, int r2, int self);
 int oracle_smooths(uint8_t *cells, int w, int h, int n, int walls);
 int oracle_rules(uint8_t *cells, int w, int h, int n, int lo, int hi);
 

@@ -12,18 +12,17 @@
 #include <stdlib.h>
 
 typedef struct ro_regions {
-    int n;           /* regions, numbered 1..n in scan order of their first cell */
-    int *lab;        /* per cell: its region, 0 for cells of the other kind */
-    int64_t *size;   /* size[r], r in 1..n */
-    uint8_t *edge;   /* edge[r]: the region touches the map's edge */
+    int n;         /* regions, numbered 1..n in scan order of their first cell */
+    int *lab;      /* per cell: its region, 0 for cells of the other kind */
+    int64_t *size; /* size[r], r in 1..n */
+    uint8_t *edge; /* edge[r]: the region touches the map's edge */
 } ro_regions;
 
 /* Labels the regions of the cells equal to kind (1 walls, 0 floor). */
 static inline ro_regions ro_label(const uint8_t *cells, int w, int h, uint8_t kind)
 {
     size_t n = (size_t)w * (size_t)h;
-    ro_regions r = {0, calloc(n, sizeof(int)), calloc(n + 1, sizeof(int64_t)),
-                    calloc(n + 1, 1)};
+    ro_regions r = {0, calloc(n, sizeof(int)), calloc(n + 1, sizeof(int64_t)), calloc(n + 1, 1)};
     int *queue = malloc(n * sizeof *queue);
     assert_non_null(r.lab);
     assert_non_null(r.size);

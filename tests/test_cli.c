@@ -675,6 +675,59 @@ static void attempts_and_stats_options_are_checked(void **state)
     run_free(&b);
 }
 
+static void reach_overlays_distances_on_an_input_map(void **state)
+{
+    (void)state;
+    const char *map = "#######\n"
+                      "#.....#\n"
+                      "#.#x#.#\n"
+                      "#.....#\n"
+                      "#######\n";
+    run_result r = RUN(map, "-i", "-", "--reach", "1,1", "--moves", "3");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "#######\n"
+                               "#0123.#\n"
+                               "#1#x#.#\n"
+                               "#23...#\n"
+                               "#######\n");
+    run_free(&r);
+    /* Two starts: the nearest counts; -f distances lists them. */
+    run_result c = RUN(map, "-i", "-", "--reach", "1,1", "--reach", "5,3", "-f", "distances");
+    assert_int_equal(c.status, 0);
+    assert_true(strncmp(c.out, "x,y,distance\n1,1,0\n2,1,1\n3,1,2\n4,1,3\n5,1,2\n", 43) == 0);
+    run_free(&c);
+    run_result bad = RUN(map, "-i", "-", "--reach", "0,0");
+    assert_int_equal(bad.status, 1);
+    assert_one_message(&bad, "0,0 is a wall");
+    run_free(&bad);
+    run_result blocked = RUN(map, "-i", "-", "--reach", "3,2");
+    assert_int_equal(blocked.status, 1);
+    assert_one_message(&blocked, "blocked");
+    run_free(&blocked);
+}
+
+static void reach_options_are_checked_as_usage(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args[6];
+        const char *needle;
+    } cases[] = {
+        {{"--moves", "3"}, "--moves needs --reach"},
+        {{"--reach", "3"}, "X,Y"},
+        {{"--reach", "a,b"}, "X,Y"},
+        {{"--reach", "1,1", "--moves", "-1"}, "--moves"},
+        {{"--reach", "1,1", "--moves", "x"}, "--moves"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        run_result r = run_v(NULL, cases[i].args);
+        if (r.status != 2)
+            fail_msg("case %zu: exit %d, stderr %s", i, r.status, r.err);
+        assert_one_message(&r, cases[i].needle);
+        run_free(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -693,6 +746,8 @@ int main(void)
         cmocka_unit_test(bad_files_exit_1_with_their_position),
         cmocka_unit_test(failed_writes_leave_no_file_and_keep_the_old_one),
         cmocka_unit_test(generation_step_follows_the_seed_rule_on_a_map),
+        cmocka_unit_test(reach_overlays_distances_on_an_input_map),
+        cmocka_unit_test(reach_options_are_checked_as_usage),
         cmocka_unit_test(stats_describe_the_written_map),
         cmocka_unit_test(level_preset_places_markers_the_same_every_time),
         cmocka_unit_test(impossible_requirement_fails_without_an_output_file),

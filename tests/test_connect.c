@@ -20,9 +20,8 @@ cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors);
 void cg__regions_force_base(int on);
 
 static const int sizes[][2] = {
-    {1, 1},   {1, 2},   {2, 1},   {1, 77},  {77, 1},  {2, 2},   {3, 3},  {5, 7},
-    {63, 9},  {64, 9},  {65, 9},  {127, 5}, {129, 6}, {63, 63}, {64, 64}, {65, 65},
-    {130, 31}, {300, 200},
+    {1, 1},  {1, 2},  {2, 1},   {1, 77},  {77, 1},  {2, 2},   {3, 3},   {5, 7},    {63, 9},
+    {64, 9}, {65, 9}, {127, 5}, {129, 6}, {63, 63}, {64, 64}, {65, 65}, {130, 31}, {300, 200},
 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
@@ -47,8 +46,8 @@ static cg_grid *run_connect(const uint8_t *cells, int w, int h, int width)
 }
 
 /* The invariants of one run; returns the number of carved cells. */
-static int64_t check_connected(const uint8_t *before, const uint8_t *after, int w, int h,
-                               int width, const char *what)
+static int64_t check_connected(const uint8_t *before, const uint8_t *after, int w, int h, int width,
+                               const char *what)
 {
     size_t n = (size_t)w * (size_t)h;
     int64_t largest, carved = 0, had_floor = 0;
@@ -112,8 +111,8 @@ static int64_t check_connected(const uint8_t *before, const uint8_t *after, int 
                         found = all;
                     }
                 if (!found) {
-                    print_error("%s: carved cell (%d,%d) is not in a %dx%d floor square\n", what,
-                                x, y, width, width);
+                    print_error("%s: carved cell (%d,%d) is not in a %dx%d floor square\n", what, x,
+                                y, width, width);
                     fail();
                 }
             }
@@ -133,8 +132,8 @@ static void connect_invariants(uint64_t rng)
                 cg_grid *out = run_connect(cells, w, h, widths[k]);
                 uint8_t *after = tu_cells_from_grid(out);
                 char what[96];
-                snprintf(what, sizeof what, "connect width=%d on %dx%d (variant %d)", widths[k],
-                         w, h, v);
+                snprintf(what, sizeof what, "connect width=%d on %dx%d (variant %d)", widths[k], w,
+                         h, v);
                 check_connected(cells, after, w, h, widths[k], what);
                 free(after);
                 cg_grid_free(out);
@@ -286,20 +285,10 @@ static void two_regions_are_joined_between_their_closest_cells(void **state)
 {
     (void)state;
     static const char *const rows[] = {
-        "##########",
-        "#.########",
-        "#.########",
-        "#.#####.##",
-        "#.########",
-        "##########",
+        "##########", "#.########", "#.########", "#.#####.##", "#.########", "##########",
     };
     static const char *const want[] = {
-        "##########",
-        "#.########",
-        "#.########",
-        "#.......##",
-        "#.########",
-        "##########",
+        "##########", "#.########", "#.########", "#.......##", "#.########", "##########",
     };
     cg_grid *g = tu_grid_from_rows(rows, 6);
     cg_grid *out = tu_run("connect width=1", 0, 0, 0, g);

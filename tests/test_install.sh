@@ -23,6 +23,11 @@ fail() {
     printf 'FAIL: %s\n' "$*" >&2
     exit 1
 }
+# grep -q on standard input, never at the end of a pipe: with pipefail, a
+# writer cut short by grep -q's early exit (SIGPIPE) would fail the pipe.
+has() {
+    grep -q "$@"
+}
 need() {
     if ! command -v "$1" >/dev/null 2>&1; then
         # Under CI every tool is installed (.ci/run): a missing one is a failure.
@@ -58,14 +63,13 @@ version=$("$prefix/bin/cavegen" --version | awk '{ print $2 }')
 [ "$soname" = "libcavegen.so.${version%.*}" ] || fail "soname '$soname' for version $version"
 [ -e "$prefix/lib/$soname" ] || fail "no $soname beside libcavegen.so"
 exported=$(nm -D --defined-only "$prefix/lib/libcavegen.so" | awk '$2 == "T" { print $3 }')
-echo "$exported" | grep -qx cg_pipeline_run_ex || fail "cg_pipeline_run_ex is not exported"
-if echo "$exported" | grep -v '^cg_[a-z]' | grep -q .; then
-    fail "internal symbols exported: $(echo "$exported" | grep -v '^cg_[a-z]' | head -5)"
-fi
+has cg_pipeline_run_ex -x <<<"$exported" || fail "cg_pipeline_run_ex is not exported"
+internal=$(grep -v '^cg_[a-z]' <<<"$exported" || true)
+[ -z "$internal" ] || fail "internal symbols exported: $internal"
 
 step "the installed tool runs alone (presets compiled in)"
 mkdir "$tmp/empty"
-(cd "$tmp/empty" && "$prefix/bin/cavegen" --list-presets) | grep -q '^level ' ||
+has '^level ' <<<"$(cd "$tmp/empty" && "$prefix/bin/cavegen" --list-presets)" ||
     fail "the installed cavegen lists no 'level' preset"
 level=(-p level -s 42 --size 60x30 --step 'remove-walls min=4')
 (cd "$tmp/empty" && "$prefix/bin/cavegen" "${level[@]}" --stats) >"$tmp/level.txt" \
@@ -92,17 +96,15 @@ export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 # shellcheck disable=SC2046,SC2086 # word splitting of the flags is meant
 "$cc" -std=c11 -Wall -Wextra -Werror $extra "$src/examples/embed.c" \
     $(pkg-config --cflags --libs cavegen) -o "$tmp/embed-pc"
-ldd "$tmp/embed-pc" | grep -q "$soname => $prefix/lib/" || {
-    LD_LIBRARY_PATH=$prefix/lib ldd "$tmp/embed-pc" | grep -q "$soname => $prefix/lib/" ||
-        fail "embed-pc does not use the installed $soname"
-}
+has "$soname => $prefix/lib/" <<<"$(LD_LIBRARY_PATH=$prefix/lib ldd "$tmp/embed-pc")" ||
+    fail "embed-pc does not use the installed $soname"
 LD_LIBRARY_PATH=$prefix/lib check_embed pkg-config "$tmp/embed-pc"
 # The static library, with the private requirements (libpng, zlib).
 # shellcheck disable=SC2046,SC2086
 "$cc" -std=c11 $extra "$src/examples/embed.c" $(pkg-config --cflags cavegen) \
     "$prefix/lib/libcavegen.a" $(pkg-config --libs --static cavegen | sed 's/-lcavegen//') \
     -o "$tmp/embed-pc-static"
-ldd "$tmp/embed-pc-static" | grep -q libcavegen && fail "embed-pc-static uses the shared library"
+has libcavegen <<<"$(ldd "$tmp/embed-pc-static")" && fail "embed-pc-static uses the shared library"
 check_embed pkg-config-static "$tmp/embed-pc-static"
 
 step "build the example with CMake: find_package(cavegen)"
@@ -114,10 +116,10 @@ for kind in shared static; do
     "$cmake" --build "$tmp/build-$kind" >"$tmp/build-$kind.log" 2>&1 ||
         fail "cmake build ($kind): $(tail -20 "$tmp/build-$kind.log")"
     if [ $kind = shared ]; then
-        ldd "$tmp/build-$kind/embed" | grep -q "$soname => $prefix/lib/" ||
+        has "$soname => $prefix/lib/" <<<"$(ldd "$tmp/build-$kind/embed")" ||
             fail "the CMake build does not run with the installed $soname (no rpath?)"
     else
-        ldd "$tmp/build-$kind/embed" | grep -q libcavegen && fail "static build is shared"
+        has libcavegen <<<"$(ldd "$tmp/build-$kind/embed")" && fail "static build is shared"
     fi
     check_embed "cmake-$kind" "$tmp/build-$kind/embed"
 done
@@ -145,15 +147,24 @@ complete_words() { # WORDS... (the last one is completed)
 }
 got=$(complete_words "$prefix/bin/cavegen" --)
 for o in $options; do
-    case $o in --*) echo "$got" | grep -qx -- "$o" || fail "completion lacks $o" ;; esac
+    case $o in --*) has -x -- "$o" <<<"$got" || fail "completion lacks $o" ;; esac
 done
-[ "$(complete_words "$prefix/bin/cavegen" -f '' | tr '\n' ' ')" = "ascii json pbm png tmj tmx " ] ||
-    fail "formats: $(complete_words "$prefix/bin/cavegen" -f '')"
+# The formats the library knows, as the tool lists them for a bad -f.
+formats=$({ "$prefix/bin/cavegen" -f '?' 2>&1 || true; } | sed -n 's/.*(expected \(.*\)).*/\1/p' |
+    sed 's/,/ /g; s/ or / /' | tr -s ' ' '\n' | sort | tr '\n' ' ')
+[ "$(wc -w <<<"$formats")" -ge 6 ] || fail "no format list in the -f error: $formats"
+[ "$(complete_words "$prefix/bin/cavegen" -f '' | tr '\n' ' ')" = "$formats" ] ||
+    fail "formats: $(complete_words "$prefix/bin/cavegen" -f '' | tr '\n' ' ') (want $formats)"
+for f in $formats; do
+    has -E "^       (.*, )?$f(,| |\$)" "$tmp/man.txt" || fail "the man page's FORMATS lacks $f"
+done
 [ "$(complete_words "$prefix/bin/cavegen" --format = t | tr '\n' ' ')" = "tmj tmx " ] ||
     fail "--format=t: $(complete_words "$prefix/bin/cavegen" --format = t)"
 [ "$(complete_words "$prefix/bin/cavegen" --show-preset ty | tr '\n' ' ')" = \
     "type1 type2 type3 type4 " ] || fail "presets: $(complete_words "$prefix/bin/cavegen" \
     --show-preset ty)"
+[ "$(complete_words "$prefix/bin/cavegen" --reach en)" = entrance ] ||
+    fail "--reach en: $(complete_words "$prefix/bin/cavegen" --reach en)"
 [ "$(complete_words "$prefix/bin/cavegen" --stats = | tr '\n' ' ')" = "json text " ] ||
     fail "--stats=: $(complete_words "$prefix/bin/cavegen" --stats =)"
 touch "$tmp/empty/map-one.txt"

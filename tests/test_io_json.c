@@ -3,11 +3,12 @@
  * the documented order), and every field it reads back equals the grid it
  * came from: rows, markers, stats, reach, metadata (docs/formats.md). */
 #define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
 
 #include <inttypes.h>
 
@@ -274,7 +275,8 @@ static cg_grid *random_map(uint64_t *rng, uint32_t w, uint32_t h)
         for (uint32_t x = 0; x < w; x++)
             cg_grid_set(g, x, y, tu_unit(rng) < 0.4 ? CG_WALL : CG_FLOOR);
     for (int i = 0; i < 6; i++) {
-        uint32_t x = (uint32_t)tu_range(rng, 0, (int)w - 1), y = (uint32_t)tu_range(rng, 0, (int)h - 1);
+        uint32_t x = (uint32_t)tu_range(rng, 0, (int)w - 1),
+                 y = (uint32_t)tu_range(rng, 0, (int)h - 1);
         cg_marker m = (cg_marker)tu_range(rng, CG_MARK_ENTRANCE, CG_MARK_BLOCKED);
         if (cg_grid_get(g, x, y) == CG_FLOOR)
             assert_int_equal(cg_grid_set_marker(g, x, y, m), CG_OK);
@@ -286,8 +288,8 @@ static void json_reads_back_as_the_grid_for_many_sizes(void **state)
 {
     (void)state;
     TT_REQUIRE("python3");
-    static const uint32_t sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {7, 5}, {63, 4}, {64, 3},
-                                        {65, 6}, {130, 3}, {17, 17}};
+    static const uint32_t sizes[][2] = {{1, 1},  {1, 9},  {9, 1},   {7, 5},  {63, 4},
+                                        {64, 3}, {65, 6}, {130, 3}, {17, 17}};
     uint64_t rng = 11;
     char paths[MAX_FILES][PATH_CAP];
     char *want[MAX_FILES];
@@ -388,12 +390,79 @@ static void json_bytes_depend_only_on_the_map_and_info(void **state)
     /* cg_write is cg_write_ex without info: nulls. */
     tu_buf bc = {0};
     assert_int_equal(cg_write(a, &opt, tu_buf_write, &bc, &diag), CG_OK);
-    assert_non_null(strstr(bc.data, "\"seed\": null,\n  \"run_seed\": null,\n  \"attempts\": null"));
+    assert_non_null(
+        strstr(bc.data, "\"seed\": null,\n  \"run_seed\": null,\n  \"attempts\": null"));
     tu_buf_free(&ba);
     tu_buf_free(&bb);
     tu_buf_free(&bc);
     cg_grid_free(a);
     cg_grid_free(b);
+}
+
+/* The command line records the pipeline it ran - the preset's text, then
+ * the step options - and the seeds: run again from that text with run_seed,
+ * the tool makes the same map in one attempt. A converted map records no
+ * seed and no preset. */
+static void cli_json_holds_what_reproduces_the_map(void **state)
+{
+    (void)state;
+    TT_REQUIRE("python3");
+    char a[400], b[400], preset[400], cmd[2000];
+    snprintf(a, sizeof a, "%s/cli-a.json", workdir);
+    snprintf(b, sizeof b, "%s/cli-b.json", workdir);
+    snprintf(preset, sizeof preset, "%s/recorded.preset", workdir);
+    snprintf(cmd, sizeof cmd,
+             "'%s' -p type4 -s 9 --size 50x40 --step entrance "
+             "--step 'require open>=45%%' --generations 1:5,-1 -q -o '%s'",
+             CAVEGEN_EXE, a);
+    free(tt_run_ok(cmd));
+    /* The recorded text, its seeds and attempts, via python's json. */
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import json, sys\n"
+             "m = json.load(open(sys.argv[1]))\n"
+             "open(sys.argv[2], \"w\").write(m[\"preset_text\"])\n"
+             "print(m[\"preset\"], m[\"seed\"], m[\"run_seed\"], m[\"attempts\"])' '%s' '%s'",
+             a, preset);
+    char *facts = tt_run_ok(cmd);
+    char name[64], seed[32], run_seed[32];
+    unsigned attempts = 0;
+    assert_int_equal(sscanf(facts, "%63s %31s %31s %u", name, seed, run_seed, &attempts), 4);
+    free(facts);
+    assert_string_equal(name, "type4");
+    assert_string_equal(seed, "9");
+    assert_true(attempts > 1); /* open>=45% takes several: run_seed is not the seed */
+    size_t len = 0;
+    char *text = tu_read_file(preset, &len);
+    assert_non_null(text);
+    size_t blen = 0;
+    const char *builtin = cg_preset_builtin("type4", &blen);
+    assert_true(len > blen);
+    assert_memory_equal(text, builtin, blen);
+    assert_string_equal(text + blen, "entrance\nrequire open>=45%\ngenerations 1 r1=5 r2=-1\n");
+    free(text);
+
+    snprintf(cmd, sizeof cmd, "'%s' -p '%s' -s %s --size 50x40 -o '%s'", CAVEGEN_EXE, preset,
+             run_seed, b);
+    free(tt_run_ok(cmd));
+    snprintf(cmd, sizeof cmd,
+             "python3 -c 'import json, sys\n"
+             "a, b = (json.load(open(p)) for p in sys.argv[1:3])\n"
+             "assert a[\"rows\"] == b[\"rows\"], \"another map\"\n"
+             "assert b[\"attempts\"] == 1 and b[\"seed\"] == b[\"run_seed\"] == a[\"run_seed\"]\n"
+             "assert b[\"preset\"] == sys.argv[3]' '%s' '%s' '%s'",
+             a, b, preset);
+    free(tt_run_ok(cmd));
+
+    /* A conversion: no seed, no preset, no steps. */
+    snprintf(cmd, sizeof cmd,
+             "'%s' -s 1 --size 12x5 | '%s' -i - -f json | python3 -c 'import json, sys\n"
+             "m = json.load(sys.stdin)\n"
+             "print(m[\"seed\"], m[\"run_seed\"], m[\"preset\"], m[\"preset_text\"], "
+             "m[\"attempts\"])'",
+             CAVEGEN_EXE, CAVEGEN_EXE);
+    char *conv = tt_run_ok(cmd);
+    assert_string_equal(conv, "None None None None 1\n");
+    free(conv);
 }
 
 static void a_failing_callback_fails_the_write_at_any_point(void **state)
@@ -454,6 +523,7 @@ int main(void)
         cmocka_unit_test(json_records_how_a_level_was_made),
         cmocka_unit_test(json_strings_are_escaped_and_made_utf8),
         cmocka_unit_test(json_bytes_depend_only_on_the_map_and_info),
+        cmocka_unit_test(cli_json_holds_what_reproduces_the_map),
         cmocka_unit_test(a_failing_callback_fails_the_write_at_any_point),
         cmocka_unit_test(format_names_and_extensions_come_from_one_table),
     };

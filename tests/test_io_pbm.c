@@ -3,11 +3,12 @@
  * scale x scale block of black (wall) or white (floor); netpbm's own tools
  * accept the file and read the same pixels back. */
 #define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
 
 #include "testutil.h"
 #include "tools.h"
@@ -39,8 +40,8 @@ static void assert_pbm_is(const tu_buf *b, const cg_grid *g, uint32_t scale)
             int want = bit < (size_t)w * scale &&
                        cg_grid_get(g, (int64_t)(bit / scale), py / scale) == CG_WALL;
             if (got != want) {
-                print_error("%ux%u scale %u: pixel (%zu,%u) is %d, want %d\n", w, h, scale, bit,
-                            py, got, want);
+                print_error("%ux%u scale %u: pixel (%zu,%u) is %d, want %d\n", w, h, scale, bit, py,
+                            got, want);
                 fail();
             }
         }
@@ -50,7 +51,7 @@ static void assert_pbm_is(const tu_buf *b, const cg_grid *g, uint32_t scale)
 static void pixels_match_cells_for_odd_sizes_and_scales(void **state)
 {
     (void)state;
-    static const uint32_t sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {8, 2}, {9, 3},
+    static const uint32_t sizes[][2] = {{1, 1},  {1, 7},  {7, 1},  {8, 2},  {9, 3},
                                         {63, 2}, {64, 3}, {65, 4}, {130, 5}};
     static const uint32_t scales[] = {1, 2, 3, 5, 8, 13};
     uint64_t rng = 5;
@@ -129,6 +130,35 @@ static void netpbm_reads_the_same_pixels(void **state)
     tt_rmdir(dir);
 }
 
+/* The issue's other external check: pngcheck accepts our PNG output, both
+ * forms (1 bit per pixel without markers, 4 with). */
+static void pngcheck_accepts_the_png_output_too(void **state)
+{
+    (void)state;
+    TT_REQUIRE("pngcheck");
+    char dir[256], path[300], cmd[700];
+    tt_mkdir(dir, sizeof dir);
+    cg_grid *plain = tu_run("fill 45\ngenerations 5 r1=5 r2=-1", 3, 131, 37, NULL);
+    cg_grid *marked =
+        tu_run("fill 40\nrule 4 floor=5..8\nentrance\nexit\npoi count=3", 3, 90, 40, NULL);
+    const cg_grid *maps[] = {plain, marked};
+    for (int m = 0; m < 2; m++)
+        for (uint32_t scale = 1; scale <= 5; scale += 2) {
+            tu_buf b = {0};
+            cg_write_options opt = {CG_FORMAT_PNG, scale};
+            cg_diag diag = {0};
+            assert_int_equal(cg_write(maps[m], &opt, tu_buf_write, &b, &diag), CG_OK);
+            snprintf(path, sizeof path, "%s/m%d-%u.png", dir, m, scale);
+            tt_write_file(path, b.data, b.len);
+            tu_buf_free(&b);
+            snprintf(cmd, sizeof cmd, "pngcheck -q '%s' 2>&1", path);
+            free(tt_run_ok(cmd));
+        }
+    cg_grid_free(plain);
+    cg_grid_free(marked);
+    tt_rmdir(dir);
+}
+
 static void a_failing_callback_fails_the_write(void **state)
 {
     (void)state;
@@ -158,6 +188,7 @@ int main(void)
         cmocka_unit_test(pixels_match_cells_for_odd_sizes_and_scales),
         cmocka_unit_test(markers_are_floor_and_scale_zero_means_four),
         cmocka_unit_test(netpbm_reads_the_same_pixels),
+        cmocka_unit_test(pngcheck_accepts_the_png_output_too),
         cmocka_unit_test(a_failing_callback_fails_the_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,11 +7,12 @@
  * distance's over wall or floor. The tileset image passes pngcheck. The
  * command line writes the image beside a map and keeps one already there. */
 #define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
+
+#include <cmocka.h> /* after the four above, which it needs */
 
 #include <png.h>
 #include <sys/stat.h>
@@ -147,8 +148,8 @@ static void tileset_image_is_a_valid_png_of_solid_tiles(void **state)
         assert_int_equal(c[3], t < NTILES ? 255 : 0);
     }
     /* The PNG writer's colours (docs/formats.md). */
-    static const uint8_t base[6][3] = {{46, 40, 36},   {226, 212, 178}, {40, 175, 60},
-                                       {205, 40, 40},  {240, 190, 30},  {95, 110, 140}};
+    static const uint8_t base[6][3] = {{46, 40, 36},  {226, 212, 178}, {40, 175, 60},
+                                       {205, 40, 40}, {240, 190, 30},  {95, 110, 140}};
     for (unsigned t = 0; t < 6; t++)
         assert_memory_equal(tile_colour(&ts, t), base[t], 3);
     /* Every used tile tells itself apart from every other. */
@@ -237,18 +238,21 @@ static const char flatten_py[] =
     "        m['infinite'] = int(m['infinite'])\n"
     "        o.append('map ' + ' '.join(s(m[k]) for k in MAP))\n"
     "        for p in m.get('properties', []):\n"
-    "            o.append('property %s %s %s' % (p['name'], p['type'], json.dumps(s(p['value']))))\n"
+    "            o.append('property %s %s %s' % (p['name'], p['type'], "
+    "json.dumps(s(p['value']))))\n"
     "        assert len(m['tilesets']) == 1\n"
     "        t = m['tilesets'][0]\n"
     "        o.append('tileset ' + ' '.join(s(t[k]) for k in TS) + ' ' + t['image'] + ' ' +\n"
     "                 s(t['imagewidth']) + ' ' + s(t['imageheight']))\n"
     "        for tile in t['tiles']:\n"
     "            o.append('tile %d %s ' % (tile['id'], tile['type']) + ' '.join(\n"
-    "                '%s:%s=%s' % (p['name'], p['type'], s(p['value'])) for p in tile['properties']))\n"
+    "                '%s:%s=%s' % (p['name'], p['type'], s(p['value'])) for p in "
+    "tile['properties']))\n"
     "        for l in m['layers']:\n"
     "            assert l['opacity'] == 1 and l['visible'] is True\n"
     "            if l['type'] == 'tilelayer':\n"
-    "                o.append('layer %d %s %d %d' % (l['id'], l['name'], l['width'], l['height']))\n"
+    "                o.append('layer %d %s %d %d' % (l['id'], l['name'], l['width'], "
+    "l['height']))\n"
     "                g, w = l['data'], l['width']\n"
     "                assert len(g) == w * l['height']\n"
     "                o += [' '.join(map(str, g[i:i + w])) for i in range(0, len(g), w)]\n"
@@ -308,8 +312,8 @@ static char *expected_flat(const cg_grid *g, const cg_map_info *info)
     uint32_t w = cg_grid_width(g), h = cg_grid_height(g);
     int reach = cg_grid_reached_count(g) > 0;
     size_t nmarks = cg_grid_marker_count(g);
-    add(&t, "map 1.8 orthogonal right-down %u %u %u %u 0 %d %zu\n", w, h, TILE, TILE,
-        reach ? 4 : 3, nmarks + 1);
+    add(&t, "map 1.8 orthogonal right-down %u %u %u %u 0 %d %zu\n", w, h, TILE, TILE, reach ? 4 : 3,
+        nmarks + 1);
     add(&t, "property generator string \"cavegen %s\"\n", CG_VERSION_STRING);
     if (info->has_seed)
         add(&t, "property seed string \"%llu\"\nproperty run_seed string \"%llu\"\n",
@@ -416,10 +420,11 @@ static cg_grid *sample_map(uint64_t seed, uint32_t w, uint32_t h, int reach)
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++)
             cg_grid_set(g, x, y, tu_unit(&rng) < 0.35 ? CG_WALL : CG_FLOOR);
-    cg_marker kinds[] = {CG_MARK_ENTRANCE, CG_MARK_EXIT, CG_MARK_POI, CG_MARK_POI,
-                         CG_MARK_BLOCKED, CG_MARK_BLOCKED};
+    cg_marker kinds[] = {CG_MARK_ENTRANCE, CG_MARK_EXIT,    CG_MARK_POI,
+                         CG_MARK_POI,      CG_MARK_BLOCKED, CG_MARK_BLOCKED};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        uint32_t x = (uint32_t)tu_range(&rng, 0, (int)w - 1), y = (uint32_t)tu_range(&rng, 0, (int)h - 1);
+        uint32_t x = (uint32_t)tu_range(&rng, 0, (int)w - 1),
+                 y = (uint32_t)tu_range(&rng, 0, (int)h - 1);
         cg_grid_set(g, x, y, CG_FLOOR);
         assert_int_equal(cg_grid_set_marker(g, x, y, kinds[i]), CG_OK);
     }
@@ -444,8 +449,7 @@ static void tmx_and_tmj_say_the_same_thing_about_the_grid(void **state)
     static const uint32_t sizes[][2] = {{1, 1}, {9, 1}, {1, 9}, {65, 7}, {40, 25}};
     const char *preset = "fill 40\n# a \"comment\" with <markup> & 'quotes'\nsmooth 2\n";
     cg_map_info infos[2] = {{0, 0, 0, 0, NULL, NULL, 0},
-                            {1, UINT64_MAX, 77, 3, "my <preset> & \"co\"", preset,
-                             strlen(preset)}};
+                            {1, UINT64_MAX, 77, 3, "my <preset> & \"co\"", preset, strlen(preset)}};
     char paths[MAX_FILES][PATH_CAP];
     char *want[MAX_FILES];
     size_t n = 0;
@@ -465,6 +469,41 @@ static void tmx_and_tmj_say_the_same_thing_about_the_grid(void **state)
     assert_read_back(paths, want, n);
 }
 
+/* Any bytes in the preset's name and text make a well-formed map: markup
+ * characters escaped, line breaks and tabs kept, what XML 1.0 cannot hold
+ * (control characters) or what is not UTF-8 as U+FFFD. JSON keeps control
+ * characters, escaped. */
+static void tiled_maps_hold_any_preset_text(void **state)
+{
+    (void)state;
+    TT_REQUIRE("python3");
+    static const char name[] = "n<&>\"'\x7f";
+    static const char raw[] = "a\"b<c>&d'\x01\t\r\n\x80\xc3\xa9]]>";
+    cg_map_info info = {0, 0, 0, 0, name, raw, sizeof raw - 1};
+    cg_grid *g = tu_run("fill 0", 1, 2, 2, NULL);
+    char tmx[400], tmj[400], cmd[2000];
+    snprintf(tmx, sizeof tmx, "%s/text.tmx", workdir);
+    snprintf(tmj, sizeof tmj, "%s/text.tmj", workdir);
+    write_map(g, &info, CG_FORMAT_TMX, tmx);
+    write_map(g, &info, CG_FORMAT_TMJ, tmj);
+    snprintf(
+        cmd, sizeof cmd,
+        "python3 -c 'import json, sys, xml.etree.ElementTree as ET\n"
+        "x = {p.get(\"name\"): p.get(\"value\", p.text)\n"
+        "     for p in ET.parse(sys.argv[1]).getroot().findall(\"properties/property\")}\n"
+        "j = {p[\"name\"]: p[\"value\"] for p in json.load(open(sys.argv[2]))[\"properties\"]}\n"
+        "for d in (x, j):\n"
+        "    print(json.dumps(d[\"preset\"]), json.dumps(d[\"preset_text\"]))' '%s' '%s'",
+        tmx, tmj);
+    char *got = tt_run_ok(cmd);
+    static const char want[] =
+        "\"n<&>\\\"'\\u007f\" \"a\\\"b<c>&d'\\ufffd\\t\\r\\n\\ufffd\\u00e9]]>\"\n"
+        "\"n<&>\\\"'\\u007f\" \"a\\\"b<c>&d'\\u0001\\t\\r\\n\\ufffd\\u00e9]]>\"\n";
+    assert_string_equal(got, want);
+    free(got);
+    cg_grid_free(g);
+}
+
 /* ------------------------------------------------------------ pictures */
 
 /* Renders map_path with tmxrasterizer and checks every tile of the picture
@@ -476,8 +515,8 @@ static void assert_renders_as(const char *map_path, const cg_grid *g, const rgba
     unlink(out);
     /* The offscreen platform: Qt needs no display. */
     snprintf(cmd, sizeof cmd,
-             "QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR='%s' tmxrasterizer '%s' '%s' 2>&1",
-             workdir, map_path, out);
+             "QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR='%s' tmxrasterizer '%s' '%s' 2>&1", workdir,
+             map_path, out);
     free(tt_run_ok(cmd));
     rgba_image img;
     read_rgba(out, &img);
@@ -540,16 +579,17 @@ static void cli_writes_the_tileset_beside_a_map_that_renders(void **state)
     snprintf(img, sizeof img, "%s/%s", dir, CG_TILESET_IMAGE);
     rgba_image ts = tileset_in(workdir);
 
-    /* The same map as ASCII is what the picture must show. */
+    /* The same map as ASCII, without the reach (its overlay hides the
+     * entrance under a 0), is what the picture must show, with the reach
+     * computed again on the map read. */
+    static const char map_args[] = "-p level -s 7 --size 50x30";
     static const char args[] = "-p level -s 7 --size 50x30 --step 'reach from=entrance moves=20'";
-    snprintf(cmd, sizeof cmd, "'%s' %s", CAVEGEN_EXE, args);
+    snprintf(cmd, sizeof cmd, "'%s' %s", CAVEGEN_EXE, map_args);
     char *ascii = tt_run_ok(cmd);
     cg_grid *g = NULL;
     cg_diag diag = {0};
     assert_int_equal(cg_read_ascii(ascii, strlen(ascii), &g, &diag), CG_OK);
     free(ascii);
-    /* ASCII shows distances as characters, read back as floor: compute them
-     * again on the map read. */
     uint32_t x = 0, y = 0;
     cg_marker k = CG_MARK_NONE;
     for (size_t i = 0; i < cg_grid_marker_count(g) && k != CG_MARK_ENTRANCE; i++)
@@ -600,6 +640,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tileset_image_is_a_valid_png_of_solid_tiles),
         cmocka_unit_test(tmx_and_tmj_say_the_same_thing_about_the_grid),
+        cmocka_unit_test(tiled_maps_hold_any_preset_text),
         cmocka_unit_test(tmxrasterizer_draws_each_cell_with_its_tile),
         cmocka_unit_test(cli_writes_the_tileset_beside_a_map_that_renders),
     };

@@ -7,6 +7,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <png.h>
+
 #include "testutil.h"
 
 /* Internal test hook (src/reach.c): -1 auto, 0 queue BFS, 1 bitboard. */
@@ -297,6 +299,80 @@ static void reach_step_reports_bad_arguments_with_columns(void **state)
     }
 }
 
+static void ascii_overlays_distances_in_base_36_then_plus(void **state)
+{
+    (void)state;
+    /* A corridor 40 cells long: distances 0..9, a..z, then '+'. The blocked
+     * cell and the cell behind it are never reached. */
+    char rows[3][44];
+    memset(rows, '#', sizeof rows);
+    for (int x = 1; x < 42; x++)
+        rows[1][x] = '.';
+    rows[1][40] = 'x';
+    char text[3 * 44 + 1];
+    size_t n = 0;
+    for (int y = 0; y < 3; y++) {
+        memcpy(text + n, rows[y], 43);
+        n += 43;
+        text[n++] = '\n';
+    }
+    text[n] = '\0';
+    cg_diag d = {0};
+    cg_grid *g = run_step(text, "reach from=1,1", CG_OK, &d);
+    char *ascii = tu_ascii(g);
+    assert_memory_equal(ascii + 44, "#0123456789abcdefghijklmnopqrstuvwxyz+++x.#\n", 44);
+    free(ascii);
+    cg_grid_free(g);
+}
+
+static void distances_format_lists_reached_cells_in_scan_order(void **state)
+{
+    (void)state;
+    cg_diag d = {0};
+    cg_grid *g = run_step("#####\n#..x#\n#.#.#\n#####\n", "reach from=2,1 moves=5", CG_OK, &d);
+    tu_buf b = {0};
+    cg_write_options o = {CG_FORMAT_DISTANCES, 0};
+    assert_int_equal(cg_write(g, &o, tu_buf_write, &b, &d), CG_OK);
+    assert_string_equal(b.data, "x,y,distance\n1,1,1\n2,1,0\n1,2,2\n");
+    tu_buf_free(&b);
+    cg_grid_clear_reach(g);
+    assert_int_equal(cg_write(g, &o, tu_buf_write, &b, &d), CG_EINVAL);
+    assert_non_null(strstr(d.message, "needs a reach"));
+    tu_buf_free(&b);
+    cg_grid_free(g);
+}
+
+static void png_ramp_runs_from_near_to_far(void **state)
+{
+    (void)state;
+    cg_diag d = {0};
+    cg_grid *g = run_step("######\n#<...#\n######\n", "reach from=entrance", CG_OK, &d);
+    tu_buf b = {0};
+    cg_write_options o = {CG_FORMAT_PNG, 2};
+    assert_int_equal(cg_write(g, &o, tu_buf_write, &b, &d), CG_OK);
+    png_image img;
+    memset(&img, 0, sizeof img);
+    img.version = PNG_IMAGE_VERSION;
+    assert_true(png_image_begin_read_from_memory(&img, b.data, b.len));
+    assert_int_equal(img.width, 12);
+    assert_int_equal(img.height, 6);
+    img.format = PNG_FORMAT_RGB;
+    uint8_t px[12 * 6 * 3];
+    assert_true(png_image_finish_read(&img, NULL, px, 0, NULL));
+    /* Row 1 of cells is pixel rows 2..3; cell x is pixels 2x..2x+1. Near is
+     * yellow (253,231,37), far violet (68,1,84); walls keep the wall colour. */
+    static const uint8_t near[3] = {253, 231, 37}, far[3] = {68, 1, 84}, wall[3] = {46, 40, 36};
+    const uint8_t *row = px + 2 * 12 * 3;
+    assert_memory_equal(row + 2 * 3, near, 3);
+    assert_memory_equal(row + 8 * 3, far, 3);
+    assert_memory_equal(row + 0, wall, 3);
+    /* Each step farther is darker in green (the ramp's monotone channel). */
+    for (int x = 1; x < 4; x++)
+        assert_true(row[(2 * x + 2) * 3 + 1] < row[2 * x * 3 + 1]);
+    tu_buf_free(&b);
+    cg_grid_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -308,6 +384,9 @@ int main(void)
         cmocka_unit_test(changing_a_cell_drops_the_reach),
         cmocka_unit_test(reach_step_takes_starts_the_entrance_and_a_budget),
         cmocka_unit_test(reach_step_reports_bad_arguments_with_columns),
+        cmocka_unit_test(ascii_overlays_distances_in_base_36_then_plus),
+        cmocka_unit_test(distances_format_lists_reached_cells_in_scan_order),
+        cmocka_unit_test(png_ramp_runs_from_near_to_far),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,8 +20,8 @@ cg_status cg__keep_largest_floor(cg_grid *g);
 void cg__regions_force_base(int on);
 
 static const int sizes[][2] = {
-    {1, 1},   {1, 2},   {2, 1},   {1, 77},   {77, 1},   {2, 2},   {3, 3},
-    {5, 7},   {63, 9},  {64, 9},  {65, 9},   {127, 5},  {128, 4}, {129, 6},
+    {1, 1},   {1, 2},   {2, 1},   {1, 77},   {77, 1},   {2, 2},     {3, 3},
+    {5, 7},   {63, 9},  {64, 9},  {65, 9},   {127, 5},  {128, 4},   {129, 6},
     {63, 63}, {64, 64}, {65, 65}, {130, 31}, {191, 17}, {300, 200},
 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
@@ -204,22 +204,12 @@ static void remove_walls_keeps_walls_touching_the_edge(void **state)
      * on the bottom edge, a 3-cell L inside. min=4 fills only the enclosed
      * pillar and the L. */
     static const char *const rows[] = {
-        "..........",
-        "..#.......",
-        "#.........",
-        "......##..",
-        "......#...",
-        "..........",
-        "....##....",
+        "..........", "..#.......", "#.........", "......##..",
+        "......#...", "..........", "....##....",
     };
     static const char *const want[] = {
-        "..........",
-        "..........",
-        "#.........",
-        "..........",
-        "..........",
-        "..........",
-        "....##....",
+        "..........", "..........", "#.........", "..........",
+        "..........", "..........", "....##....",
     };
     cg_grid *g = tu_grid_from_rows(rows, 7);
     cg_grid *out = tu_run("remove-walls min=4", 0, 0, 0, g);

@@ -22,17 +22,17 @@ static inline int tt_have(const char *program)
 }
 
 /* Skips the calling test when program is missing, except under CI. */
-#define TT_REQUIRE(program)                                                                      \
-    do {                                                                                         \
-        if (!tt_have(program)) {                                                                 \
-            const char *ci_ = getenv("CI");                                                      \
-            if (ci_ && *ci_) {                                                                   \
-                print_error("%s is not installed (.ci/run installs it)\n", program);             \
-                fail();                                                                          \
-            }                                                                                    \
-            print_message("SKIPPED: %s is not installed\n", program);                           \
-            skip();                                                                              \
-        }                                                                                        \
+#define TT_REQUIRE(program)                                                                        \
+    do {                                                                                           \
+        if (!tt_have(program)) {                                                                   \
+            const char *ci_ = getenv("CI");                                                        \
+            if (ci_ && *ci_) {                                                                     \
+                print_error("%s is not installed (.ci/run installs it)\n", program);               \
+                fail();                                                                            \
+            }                                                                                      \
+            print_message("SKIPPED: %s is not installed\n", program);                              \
+            skip();                                                                                \
+        }                                                                                          \
     } while (0)
 
 /* Runs a shell command; returns its standard output (NUL-terminated, the

@@ -200,6 +200,47 @@ cg_status cg_pipeline_run_ex(const cg_pipeline *pipeline, const cg_run_options *
 cg_status cg_pipeline_start_size(const cg_pipeline *pipeline, uint32_t width, uint32_t height,
                                  uint32_t *start_w, uint32_t *start_h);
 
+/* ---------------------------------------------------------------- scale */
+
+/* A parallel loop supplied by the caller, so that the library never starts
+ * threads of its own: call task(arg, i) once for every i in 0..n-1, on any
+ * threads in any order, and return when every call has returned. */
+typedef void (*cg_parallel_fn)(void *ctx, size_t n, void (*task)(void *arg, size_t i),
+                               void *arg);
+
+/* Scale options of a run (docs/scale.md); zero-initialise for none. */
+typedef struct cg_run_scale {
+    cg_parallel_fn parallel; /* NULL: one thread. Big maps split their fill and
+                              * automaton passes into stripes of rows; the map
+                              * does not depend on it */
+    void *parallel_ctx;      /* passed to parallel */
+    int chunk;               /* nonzero: the map is the width x height window of the
+                              * infinite cave whose top-left cell is (origin_x,
+                              * origin_y): no outer ring, and windows that meet
+                              * agree cell for cell. Local steps only, no input */
+    int64_t origin_x, origin_y; /* with chunk: |origin| <= 2^62 */
+} cg_run_scale;
+
+/* cg_pipeline_run_ex with scale options (NULL: none). In chunk mode a step
+ * that needs the whole map, an input map or a window too large for its halo
+ * is CG_EINVAL with diag saying why. On success *out is a new grid. */
+cg_status cg_pipeline_run_scale(const cg_pipeline *pipeline, const cg_run_options *options,
+                                const cg_run_scale *scale, cg_grid **out, cg_run_info *info,
+                                cg_diag *diag);
+
+/* The halo of a chunk: how far beyond its window the pipeline's local steps
+ * (fill, generations, smooth, rule) read, summed over their passes. CG_EINVAL
+ * with diag naming the first step that needs the whole map. */
+cg_status cg_pipeline_chunk_halo(const cg_pipeline *pipeline, uint32_t *halo, cg_diag *diag);
+
+/* The memory a run needs at its peak for its grids (the map, the second
+ * buffer of the automaton steps, a chunk's halo, placement's copy), so a
+ * caller can refuse a size before allocating it. Region labels (about 16
+ * bytes per region of the map) are not counted. CG_EINVAL for a size the
+ * run would refuse, CG_EOVERFLOW if the figure does not fit. */
+cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *options,
+                             const cg_run_scale *scale, uint64_t *bytes);
+
 /* ------------------------------------------------------------- analysis */
 
 /* Figures about a map, for scripts that pick maps (docs/placement.md). */
@@ -242,7 +283,8 @@ typedef enum cg_format {
     CG_FORMAT_JSON, /* rows plus metadata (docs/formats.md) */
     CG_FORMAT_TMX,  /* Tiled map, XML; see CG_TILESET_IMAGE */
     CG_FORMAT_TMJ,  /* Tiled map, JSON; see CG_TILESET_IMAGE */
-    CG_FORMAT_PBM   /* netpbm P4 bitmap, black = wall, `scale` pixels per cell */
+    CG_FORMAT_PBM,  /* netpbm P4 bitmap, black = wall, `scale` pixels per cell */
+    CG_FORMAT_DISTANCES /* CSV "x,y,distance" of the attached reach, scan order */
 } cg_format;
 
 /* Receives output bytes; returns 0 on success, nonzero to abort the write

@@ -2,11 +2,14 @@
  *
  * The tool is a thin client of the public API (cavegen/cavegen.h only):
  * options.c turns argv into a struct cli_options, output.c writes a map to a
- * file atomically or to stdout, main.c runs the flow and owns the messages.
+ * file atomically or to stdout, main.c runs the flow and owns the messages,
+ * batch.c runs the maps of a run (one, or a batch with -n) in order on a
+ * pool of threads (pool.c), with a progress bar (progress.c).
  */
 #ifndef CAVEGEN_CLI_H
 #define CAVEGEN_CLI_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,7 +84,21 @@ struct cli_options {
     enum cli_stats stats;  /* --stats[=FORMAT] */
     uint32_t max_attempts; /* --max-attempts; 0 = the library's default */
 
+    /* --reach X,Y|entrance (repeatable) and --moves M: one `reach` step,
+     * appended after every other step. It analyses the map rather than
+     * describing one, so it does not stop the default type2 pipeline. */
+    char *reach_from; /* "X,Y;entrance;..." (owned), NULL without --reach */
+    size_t reach_count;
+    const char *moves; /* --moves as given, NULL for no budget */
+    int has_reach;     /* the last of steps[] is the reach step */
+
     const char *show_name; /* --show-preset NAME */
+
+    /* Scale (docs/scale.md). */
+    uint64_t count;     /* -n: maps in the batch, seeds seed..seed+count-1; 0 = not given */
+    uint32_t jobs;      /* -j: threads; 0 = one per core; default 1 */
+    int have_chunk;     /* --chunk CX,CY: the window (CX*W, CY*H) of the infinite cave */
+    int64_t chunk_x, chunk_y;
 
     struct cli_step *steps;
     size_t nsteps, capsteps;
@@ -101,6 +118,72 @@ int cli_append_steps(cg_pipeline *pipeline, const struct cli_options *opt);
 /* The --help text. */
 void cli_print_help(FILE *fp);
 
+/* -n output names: a printf-style pattern with exactly one %d conversion
+ * (flags '-', '+', ' ', '0', a width and a precision up to 64; "%%" is a
+ * percent sign). cli_pattern_check returns 0, or -1 with *why a static
+ * reason. cli_pattern_format returns a new string with the conversion
+ * replaced by index (NULL: out of memory); the pattern must pass the check. */
+int cli_pattern_check(const char *pattern, const char **why);
+char *cli_pattern_format(const char *pattern, uint64_t index);
+
+/* ---------------------------------------------------------------- pool */
+
+/* A fixed pool of threads running parallel loops, shared by the maps of a
+ * batch and the stripes of one big map. The threads block SIGINT, SIGTERM
+ * and SIGHUP: only the main thread takes them (output.c). */
+typedef struct cli_pool cli_pool;
+
+/* threads counts the caller: threads - 1 are started. Returns 0 or an
+ * errno value. */
+int cli_pool_new(cli_pool **out, unsigned threads);
+void cli_pool_free(cli_pool *pool);
+
+/* A cg_parallel_fn over the pool (ctx): task(arg, i) for i in 0..n-1, the
+ * caller taking part; returns when all are done. Not reentrant. */
+void cli_pool_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg);
+
+/* ------------------------------------------------------------- progress */
+
+/* A progress bar with rate and ETA on stderr, drawn only when enabled (a
+ * batch, stderr a terminal, not -q). */
+struct cli_progress {
+    int enabled, drawn;
+    uint64_t total;
+    double start, last;
+};
+
+void cli_progress_start(struct cli_progress *p, uint64_t total, int enabled);
+/* Redraws for done maps of total, at most ten times a second (always for
+ * the last one). */
+void cli_progress_update(struct cli_progress *p, uint64_t done);
+/* Erases the bar, so that a line can be printed on stderr. */
+void cli_progress_clear(struct cli_progress *p);
+
+/* ---------------------------------------------------------------- batch */
+
+/* What a run makes: the pipeline and everything else main.c prepared. */
+struct cli_run {
+    const struct cli_options *opt;
+    const cg_pipeline *pipeline;
+    const cg_grid *input;  /* -i, or NULL */
+    uint32_t width, height;
+    uint64_t seed;         /* map i uses seed + i (mod 2^64) */
+    int has_seed;          /* a seed was given or drawn (metadata) */
+    const char *preset_name; /* for metadata */
+    const char *preset_text;
+    size_t preset_text_len;
+    unsigned threads;      /* -j resolved: 1 or more */
+};
+
+/* Runs the run's maps and writes them, in map order, with their --stats
+ * lines. Returns an exit status, after the messages. */
+int cli_batch_run(const struct cli_run *run);
+
+/* The bytes of memory one map of the run needs (cg_pipeline_memory plus
+ * --stats' scratch), and how many maps run at once; 0 on success, -1 if the
+ * size cannot be computed. */
+int cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_once);
+
 /* --------------------------------------------------------------- output */
 
 /* An output in progress: a temporary file beside the target (renamed over it
@@ -111,9 +194,14 @@ struct cli_output {
     const char *target; /* where the file lands: path, or resolved */
     char *resolved;     /* path with its symlink resolved (owned), or NULL */
     FILE *fp;
-    int atomic; /* fp is the temporary file */
-    int err;    /* errno of the first failed write */
+    int atomic;      /* fp is the temporary file */
+    int slot;        /* its slot among the pending temporary files, or -1 */
+    int err;         /* errno of the first failed write */
+    int no_dir_sync; /* commit leaves the directory's sync to the caller */
 };
+
+/* Temporary files in flight at most (a batch's files in one round). */
+#define CLI_MAX_TEMPS 64
 
 /* Installs SIGINT/SIGTERM/SIGHUP handlers that remove a pending temporary
  * file before the signal takes its default action. */
@@ -132,6 +220,18 @@ int cli_output_write(struct cli_output *out, const cg_grid *grid,
 /* Flushes, syncs and renames the temporary file over the target (or flushes
  * stdout). On failure prints why and leaves any existing target untouched. */
 int cli_output_commit(struct cli_output *out);
+
+/* The first half of a commit, safe on any thread: flushes, syncs and closes
+ * a file (not stdout). Returns 0 or the errno of the first failure, which
+ * out->err keeps; prints nothing. cli_output_commit then renames. */
+int cli_output_close(struct cli_output *out);
+
+/* fsyncs the directory holding target, making renames in it durable. */
+void cli_sync_directory(const char *target);
+
+/* Blocks / restores SIGINT, SIGTERM and SIGHUP in the calling thread. */
+void cli_block_signals(sigset_t *old);
+void cli_restore_signals(const sigset_t *old);
 
 /* Discards an output that will not be committed; safe to call twice. */
 void cli_output_abort(struct cli_output *out);

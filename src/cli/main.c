@@ -201,7 +201,7 @@ static int load_preset(cg_pipeline *pipeline, const struct cli_options *opt, str
         if (rc != CLI_EXIT_OK)
             return rc;
         text = file_text;
-    } else if (!name && opt->nsteps == 0 && !opt->input) {
+    } else if (!name && opt->nsteps == (size_t)opt->has_reach && !opt->input) {
         /* SPEC 6: with neither a preset nor steps, the pipeline is type2. */
         name = "type2";
         text = cg_preset_builtin(name, &len);
@@ -277,61 +277,42 @@ static int draw_seed(uint64_t *seed)
 /* SPEC 7: a size too big for memory fails before allocating. Linux
  * overcommits, so an allocation the machine cannot back may succeed and the
  * run is then killed by the OOM killer halfway; hence this check against
- * physical memory. A cellular-automaton generation reads one grid and writes
- * another, so a run holds at least two. */
-static int check_memory(uint32_t width, uint32_t height)
+ * physical memory, of what the pipeline needs at its peak
+ * (cg_pipeline_memory: the map, the automaton's second buffer, a chunk's
+ * halo, the steps' own work) times the maps that run at once. */
+static int check_memory(const struct cli_run *run)
 {
-    uint64_t bytes = 0;
+    uint64_t per_map = 0;
+    unsigned at_once = 1;
     long pages = sysconf(_SC_PHYS_PAGES);
     long page_size = sysconf(_SC_PAGESIZE);
 
-    if (cg_grid_bytes(width, height, &bytes) != CG_OK || bytes > UINT64_MAX / 2) {
-        size_error(width, height);
+    if (cli_batch_memory(run, &per_map, &at_once) != 0) {
+        /* A size the run refuses: the run says why. */
+        if (run->opt->have_chunk || run->input)
+            return CLI_EXIT_OK;
+        uint32_t start_w, start_h;
+        if (cg_pipeline_start_size(run->pipeline, run->width, run->height, &start_w, &start_h) !=
+            CG_OK)
+            return CLI_EXIT_OK;
+        size_error(start_w, start_h);
         return CLI_EXIT_FAILURE;
     }
+    uint64_t total = per_map > UINT64_MAX / at_once ? UINT64_MAX : per_map * at_once;
     if (pages > 0 && page_size > 0 && (uint64_t)pages <= UINT64_MAX / (uint64_t)page_size &&
-        2 * bytes > (uint64_t)pages * (uint64_t)page_size) {
-        size_error(width, height);
+        total > (uint64_t)pages * (uint64_t)page_size) {
+        if (at_once > 1)
+            cli_error("out of memory for %u %" PRIu32 "x%" PRIu32 " maps at once (%" PRIu64
+                      " MiB; the machine has %" PRIu64 " MiB): use fewer -j",
+                      at_once, run->width, run->height, (total + MIB - 1) / MIB,
+                      (uint64_t)pages * (uint64_t)page_size / MIB);
+        else
+            cli_error("out of memory for a %" PRIu32 "x%" PRIu32 " map (%" PRIu64
+                      " MiB; the machine has %" PRIu64 " MiB)",
+                      run->width, run->height, (total + MIB - 1) / MIB,
+                      (uint64_t)pages * (uint64_t)page_size / MIB);
         return CLI_EXIT_FAILURE;
     }
-    return CLI_EXIT_OK;
-}
-
-/* ---------------------------------------------------------------- stats */
-
-/* --stats (docs/cli.md): figures about the written map, one line on stderr.
- * The floor share is printed in tenths of a percent, rounded down, from
- * integers (so the same map prints the same line everywhere). Seeds are
- * strings in JSON: they exceed the 2^53 that JSON readers hold exactly. */
-static int print_stats(const cg_grid *map, enum cli_stats format, const cg_run_info *info,
-                       uint64_t seed)
-{
-    cg_stats s;
-
-    if (cg_grid_stats(map, &s) != CG_OK) {
-        cli_error("out of memory computing the map's statistics");
-        return CLI_EXIT_FAILURE;
-    }
-    uint64_t cells = (uint64_t)s.width * s.height;
-    uint64_t tenths = s.floor * 1000 / cells;
-    if (format == CLI_STATS_JSON)
-        fprintf(stderr,
-                "{\"width\":%" PRIu32 ",\"height\":%" PRIu32 ",\"floor\":%" PRIu64 ".%" PRIu64
-                ",\"floor_cells\":%" PRIu64 ",\"regions\":%" PRIu64 ",\"largest\":%" PRIu64
-                ",\"dead_ends\":%" PRIu64 ",\"points\":%" PRIu64 ",\"path\":%" PRId64
-                ",\"attempts\":%" PRIu32 ",\"seed\":\"%" PRIu64 "\",\"run_seed\":\"%" PRIu64
-                "\"}\n",
-                s.width, s.height, tenths / 10, tenths % 10, s.floor, s.regions,
-                s.largest_region, s.dead_ends, s.points, s.path_length, info->attempts, seed,
-                info->seed);
-    else
-        fprintf(stderr,
-                "size=%" PRIu32 "x%" PRIu32 " floor=%" PRIu64 ".%" PRIu64 "%% floor_cells=%" PRIu64
-                " regions=%" PRIu64 " largest=%" PRIu64 " dead_ends=%" PRIu64 " points=%" PRIu64
-                " path=%" PRId64 " attempts=%" PRIu32 " seed=%" PRIu64 " run_seed=%" PRIu64 "\n",
-                s.width, s.height, tenths / 10, tenths % 10, s.floor, s.regions,
-                s.largest_region, s.dead_ends, s.points, s.path_length, info->attempts, seed,
-                info->seed);
     return CLI_EXIT_OK;
 }
 
@@ -365,92 +346,21 @@ static int show_preset(const char *name)
     return cli_close_stdout();
 }
 
-/* ------------------------------------------------ metadata and tilesets */
-
-/* A cg_write_fn into an open output's stream; records errno as output.c's
- * own callback does. */
-static int write_stream(void *ctx, const void *data, size_t len)
+/* Threads for -j N (0: one per online core). */
+static unsigned resolve_jobs(uint32_t jobs)
 {
-    struct cli_output *out = ctx;
-
-    errno = 0;
-    if (len > 0 && fwrite(data, 1, len, out->fp) != len) {
-        out->err = errno ? errno : EIO;
-        return 1;
-    }
-    return 0;
-}
-
-/* Reports a failed cg_write_ex or cg_write_tileset_image into out, which is
- * aborted. Returns CLI_EXIT_FAILURE. */
-static int write_failed(struct cli_output *out, cg_status st, const cg_diag *diag)
-{
-    const char *path = out->path;
-    int err = st == CG_EIO ? out->err : 0;
-    const char *why = err ? strerror(err) : diag->message[0] ? diag->message : cg_strerror(st);
-
-    cli_output_abort(out);
-    if (!path && err == EPIPE) /* the reader left: not worth a message */
-        return CLI_EXIT_FAILURE;
-    if (path)
-        cli_error("cannot write '%s': %s", path, why);
-    else
-        cli_error("cannot write to standard output: %s", why);
-    return CLI_EXIT_FAILURE;
-}
-
-/* cli_output_write, with what is known of how the map was made. */
-static int write_map(struct cli_output *out, const cg_grid *map, const cg_write_options *options,
-                     const cg_map_info *info)
-{
-    cg_diag diag = {0};
-    cg_status st = cg_write_ex(map, options, info, write_stream, out, &diag);
-
-    return st == CG_OK ? CLI_EXIT_OK : write_failed(out, st, &diag);
-}
-
-/* A Tiled map written to a file references the tileset image
- * CG_TILESET_IMAGE beside it (docs/formats.md): write it there, atomically,
- * unless a file of that name exists - the image is the same for every map,
- * so a batch writes it once, and one a user has redrawn is kept. A map
- * written to a device or a pipe has no folder to put it in. */
-static int write_tileset(const char *map_path)
-{
-    struct stat st;
-    struct cli_output out;
-    cg_diag diag = {0};
-
-    if (stat(map_path, &st) != 0 || !S_ISREG(st.st_mode))
-        return CLI_EXIT_OK;
-    const char *slash = strrchr(map_path, '/');
-    size_t dirlen = slash ? (size_t)(slash - map_path) + 1 : 0;
-    char *path = malloc(dirlen + sizeof CG_TILESET_IMAGE);
-    if (!path) {
-        cli_error("out of memory");
-        return CLI_EXIT_FAILURE;
-    }
-    memcpy(path, map_path, dirlen);
-    memcpy(path + dirlen, CG_TILESET_IMAGE, sizeof CG_TILESET_IMAGE);
-
-    int rc = CLI_EXIT_OK;
-    if (lstat(path, &st) != 0 && (rc = cli_output_open(&out, path)) == CLI_EXIT_OK) {
-        cg_status s = cg_write_tileset_image(write_stream, &out, &diag);
-        rc = s == CG_OK ? cli_output_commit(&out) : write_failed(&out, s, &diag);
-    }
-    free(path);
-    return rc;
+    if (jobs > 0)
+        return jobs;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (n > 1024 ? 1024u : (unsigned)n) : 1u;
 }
 
 static int run(const struct cli_options *opt)
 {
     cg_pipeline *pipeline = NULL;
-    cg_grid *input = NULL, *map = NULL;
-    struct cli_output out;
-    int out_open = 0;
+    cg_grid *input = NULL;
     uint32_t width = 0, height = 0;
     uint64_t seed = 0;
-    cg_diag diag = {0};
-    cg_status st;
     int rc;
     struct map_text mt = {NULL, NULL, 0};
 
@@ -468,6 +378,16 @@ static int run(const struct cli_options *opt)
             goto done;
         }
     }
+    /* A step that needs the whole map cannot run in a chunk: the command
+     * line asks for something impossible (docs/scale.md). */
+    if (opt->have_chunk) {
+        uint32_t halo = 0;
+        cg_diag diag = {0};
+        if (cg_pipeline_chunk_halo(pipeline, &halo, &diag) != CG_OK) {
+            rc = cli_usage_error("--chunk: %s", diag.message);
+            goto done;
+        }
+    }
 
     if (opt->input) {
         if ((rc = load_map(opt->input, &input)) != CLI_EXIT_OK)
@@ -480,13 +400,12 @@ static int run(const struct cli_options *opt)
             width = opt->width;
         if (opt->height)
             height = opt->height;
-        /* Steps before a `downscale K` run at K times the size. A start size
-         * over the limit is left to the run, which says so. */
-        uint32_t start_w, start_h;
-        if (cg_pipeline_start_size(pipeline, width, height, &start_w, &start_h) == CG_OK &&
-            (rc = check_memory(start_w, start_h)) != CLI_EXIT_OK)
-            goto done;
     }
+
+    struct cli_run job = {opt, pipeline, input, width, height, 0, 0,
+                          mt.name, mt.text, mt.len, resolve_jobs(opt->jobs)};
+    if ((rc = check_memory(&job)) != CLI_EXIT_OK)
+        goto done;
 
     if (opt->have_seed) {
         seed = opt->seed;
@@ -497,42 +416,15 @@ static int run(const struct cli_options *opt)
         if (!opt->quiet)
             fprintf(stderr, "cavegen: seed %" PRIu64 "\n", seed);
     }
+    job.seed = seed;
+    job.has_seed = opt->have_seed || cg_pipeline_uses_seed(pipeline);
 
-    /* Opened before the run so a bad path fails before the work is done. */
+    /* Outputs are opened before their maps run, so a bad path fails before
+     * the work is done; the handlers remove them if the run is cut short. */
     cli_install_signal_handlers();
-    if ((rc = cli_output_open(&out, opt->output)) != CLI_EXIT_OK)
-        goto done;
-    out_open = 1;
-
-    cg_run_options ropt = {seed, width, height, input, opt->max_attempts};
-    cg_run_info info;
-    st = cg_pipeline_run_ex(pipeline, &ropt, &map, &info, &diag);
-    if (st != CG_OK) {
-        if (st == CG_ENOMEM)
-            size_error(width, height);
-        else
-            cli_error("%s", diag.message[0] ? diag.message : cg_strerror(st));
-        rc = CLI_EXIT_FAILURE;
-        goto done;
-    }
-    cg_grid_free(input); /* no longer needed; give the memory to the encoder */
-    input = NULL;
-
-    cg_write_options wopt = {opt->format, opt->scale};
-    cg_map_info minfo = {opt->have_seed || cg_pipeline_uses_seed(pipeline), seed, info.seed,
-                         info.attempts, mt.name, mt.text, mt.len};
-    if ((rc = write_map(&out, map, &wopt, &minfo)) == CLI_EXIT_OK)
-        rc = cli_output_commit(&out);
-    if (rc == CLI_EXIT_OK && opt->output &&
-        (opt->format == CG_FORMAT_TMX || opt->format == CG_FORMAT_TMJ))
-        rc = write_tileset(opt->output);
-    if (rc == CLI_EXIT_OK && opt->stats != CLI_STATS_NONE)
-        rc = print_stats(map, opt->stats, &info, seed);
+    rc = cli_batch_run(&job);
 
 done:
-    if (out_open)
-        cli_output_abort(&out);
-    cg_grid_free(map);
     cg_grid_free(input);
     cg_pipeline_free(pipeline);
     free(mt.text);

@@ -28,7 +28,10 @@ enum {
     OPT_LIST_PRESETS,
     OPT_SHOW_PRESET,
     OPT_STATS,
-    OPT_MAX_ATTEMPTS
+    OPT_MAX_ATTEMPTS,
+    OPT_REACH,
+    OPT_MOVES,
+    OPT_CHUNK
 };
 
 static const struct option long_options[] = {
@@ -46,6 +49,11 @@ static const struct option long_options[] = {
     {"scale", required_argument, NULL, OPT_SCALE},
     {"stats", optional_argument, NULL, OPT_STATS},
     {"max-attempts", required_argument, NULL, OPT_MAX_ATTEMPTS},
+    {"reach", required_argument, NULL, OPT_REACH},
+    {"moves", required_argument, NULL, OPT_MOVES},
+    {"count", required_argument, NULL, 'n'},
+    {"jobs", required_argument, NULL, 'j'},
+    {"chunk", required_argument, NULL, OPT_CHUNK},
     {"list-presets", no_argument, NULL, OPT_LIST_PRESETS},
     {"show-preset", required_argument, NULL, OPT_SHOW_PRESET},
     {"quiet", no_argument, NULL, 'q'},
@@ -56,10 +64,14 @@ static const struct option long_options[] = {
 
 /* The leading ':' makes getopt report a missing argument as ':' and stay
  * silent: its own messages would start with argv[0], not "cavegen: ". */
-static const char short_options[] = ":p:s:W:H:i:o:f:qhV";
+static const char short_options[] = ":p:s:W:H:i:o:f:n:j:qhV";
 
 #define SCALE_DEFAULT 4u
 #define SCALE_MAX 64u
+#define COUNT_MAX UINT32_MAX /* maps in a batch */
+#define JOBS_MAX 1024u
+#define CHUNK_MAX INT32_MAX /* |CX|, |CY|: chunks a side of the origin */
+#define PATTERN_MAX_WIDTH 64 /* width and precision of the %d of -o */
 
 void cli_print_help(FILE *fp)
 {
@@ -84,26 +96,51 @@ void cli_print_help(FILE *fp)
             "      --size WxH          width and height at once (default 80x50)\n"
             "  -i, --input FILE|-      start from an ASCII map ('-': stdin); the map has\n"
             "                          its own size, so -W, -H and --size are refused\n"
+            "      --reach X,Y|entrance\n"
+            "                          after the other steps, the distance of every cell\n"
+            "                          reachable from X,Y (repeatable: the nearest start\n"
+            "                          counts) or the entrance; shown as 0-9a-z+ in ASCII,\n"
+            "                          a colour ramp in PNG, or x,y,distance lines with\n"
+            "                          -f distances\n"
+            "      --moves M           with --reach: at most M moves (default: no limit)\n"
             "      --max-attempts N    runs of the pipeline allowed to meet its\n"
             "                          requirements (entrance, exit, poi, require),\n"
             "                          1..%u; default: %u\n"
             "\n"
             "Output:\n"
             "  -o, --output FILE|-     write to FILE; default: stdout ('-')\n"
-            "  -f, --format FORMAT     ascii, png, json, tmx, tmj or pbm; default: from\n"
-            "                          FILE's extension (.png, .json, .tmx, .tmj, .pbm;\n"
-            "                          anything else: ascii); stdout: ascii. A tmx or tmj\n"
+            "  -f, --format FORMAT     ascii, png, json, tmx, tmj, pbm or distances;\n"
+            "                          default: from FILE's extension (.png, .json, .tmx,\n"
+            "                          .tmj, .pbm, .csv for distances; anything else:\n"
+            "                          ascii); stdout: ascii. A tmx or tmj\n"
             "                          FILE gets the tileset image " CG_TILESET_IMAGE "\n"
             "                          beside it, unless one is there already\n"
             "      --scale N           PNG and PBM pixels per cell, 1..%u; default: %u\n"
             "      --stats[=FORMAT]    after writing, print figures about the map on stderr:\n"
             "                          FORMAT 'text' (default: one line of key=value) or\n"
-            "                          'json' (one JSON object)\n"
+            "                          'json' (one JSON object); a batch: one line per map\n"
+            "\n",
+            CG_MAX_DIM, CG_MAX_DIM, CG_MAX_ATTEMPTS, CG_DEFAULT_ATTEMPTS, SCALE_MAX,
+            SCALE_DEFAULT);
+    /* Split: C11 compilers need only take string literals of 4095 bytes. */
+    fprintf(fp,
+            "Batches and scale:\n"
+            "  -n, --count N           write N maps, map I with seed SEED+I (I = 0..N-1);\n"
+            "                          FILE must hold one printf-style %%d (%%04d, %%5d)\n"
+            "                          that becomes I; with -o - (or no -o) the maps go\n"
+            "                          to stdout, one blank line between them\n"
+            "  -j, --jobs N            threads, 0..%u; 0: one per core; default 1. Maps\n"
+            "                          are the same for any N\n"
+            "      --chunk CX,CY       the W x H window at (CX*W, CY*H) of the infinite\n"
+            "                          cave of the seed: no border, and chunks meet\n"
+            "                          seamlessly; local steps only (fill, generations,\n"
+            "                          smooth, rule)\n"
             "\n"
             "Information:\n"
             "      --list-presets      list the built-in presets\n"
             "      --show-preset NAME  print the text of a built-in preset\n"
-            "  -q, --quiet             do not report a seed drawn from the system\n"
+            "  -q, --quiet             do not report a seed drawn from the system, nor\n"
+            "                          draw a batch's progress bar\n"
             "  -h, --help              show this help and exit\n"
             "  -V, --version           show the version and exit\n"
             "\n"
@@ -120,13 +157,16 @@ void cli_print_help(FILE *fp)
             "  cavegen --fill 40 --generations 4:5,2 --generations 3:5,-1 -o cave.txt\n"
             "  cavegen -i drawn.txt --step 'smooth 2' -o drawn.png\n"
             "  cavegen --preset level --seed 42 --stats -o level.png\n"
+            "  cavegen -i map.txt --reach 12,7 --moves 6\n"
+            "  cavegen -p type2 -s 42 -n 1000 -j 0 -o 'out/%%04d.png'   (seeds 42..1041)\n"
+            "  cavegen -p type4 -s 7 --chunk -3,2 -o chunk.png\n"
             "\n"
             "Exit status: 0 success; 1 runtime failure (a file cannot be read or is\n"
             "malformed, out of memory, a requirement was not met after the attempts, a\n"
             "write failed); 2 usage error (a bad option or value, an unknown preset name,\n"
-            "a bad step).\n",
-            CG_MAX_DIM, CG_MAX_DIM, CG_MAX_ATTEMPTS, CG_DEFAULT_ATTEMPTS, SCALE_MAX,
-            SCALE_DEFAULT);
+            "a bad step). Interrupted (SIGINT, SIGTERM, SIGHUP): no partial file is left\n"
+            "and the tool dies by the signal (a shell shows 128+N: 130 for Ctrl-C).\n",
+            JOBS_MAX);
 }
 
 /* ------------------------------------------------------------- helpers */
@@ -333,6 +373,218 @@ static int add_generations(struct cli_options *opt, const char *arg)
     return push_step(opt, "--generations", arg, line);
 }
 
+/* --reach X,Y or --reach entrance: one more start of the reach step. */
+static int add_reach_start(struct cli_options *opt, const char *arg)
+{
+    size_t nx = digit_span(arg);
+    size_t ny = nx > 0 && arg[nx] == ',' ? digit_span(arg + nx + 1) : 0;
+    if (strcmp(arg, "entrance") != 0 && (ny == 0 || arg[nx + 1 + ny] != '\0'))
+        return cli_usage_error("--reach: '%s' is not X,Y or entrance (for example 12,7)", arg);
+    if (opt->reach_count == 32)
+        return cli_usage_error("--reach: at most 32 starts");
+    size_t old = opt->reach_from ? strlen(opt->reach_from) : 0;
+    char *from = realloc(opt->reach_from, old + strlen(arg) + 2);
+    if (!from) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    if (old)
+        from[old++] = ';';
+    strcpy(from + old, arg);
+    opt->reach_from = from;
+    opt->reach_count++;
+    return CLI_EXIT_OK;
+}
+
+/* After the other steps: `reach from=... [moves=M]` (docs/reach.md). */
+static int push_reach_step(struct cli_options *opt)
+{
+    if (!opt->reach_from) {
+        if (opt->moves)
+            return cli_usage_error("--moves needs --reach");
+        return CLI_EXIT_OK;
+    }
+    size_t size = strlen(opt->reach_from) + (opt->moves ? strlen(opt->moves) : 0) + 32;
+    char *line = malloc(size);
+    if (line)
+        snprintf(line, size, "reach from=%s%s%s", opt->reach_from, opt->moves ? " moves=" : "",
+                 opt->moves ? opt->moves : "");
+    int rc = push_step(opt, "--reach", opt->reach_from, line);
+    opt->has_reach = rc == CLI_EXIT_OK;
+    return rc;
+}
+
+/* --chunk CX,CY: two signed decimals in -CHUNK_MAX..CHUNK_MAX. */
+static int parse_signed(const char *s, size_t *len, int64_t *value)
+{
+    size_t neg = s[0] == '-' ? 1 : 0;
+    size_t n = digit_span(s + neg);
+    uint64_t v = 0;
+    if (n == 0)
+        return -1;
+    *len = neg + n;
+    if (convert_digits(s + neg, n, &v) != 0 || v > CHUNK_MAX)
+        return 1;
+    *value = neg ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
+static int parse_chunk(const char *arg, int64_t *cx, int64_t *cy)
+{
+    size_t nx = 0, ny = 0;
+    int rx = parse_signed(arg, &nx, cx);
+    int ry = rx >= 0 && arg[nx] == ',' ? parse_signed(arg + nx + 1, &ny, cy) : -1;
+    if (rx < 0 || ry < 0 || arg[nx + 1 + ny] != '\0')
+        return cli_usage_error("--chunk: '%s' is not CX,CY (for example -3,2)", arg);
+    if (rx > 0 || ry > 0)
+        return cli_usage_error("--chunk: '%s': chunk numbers must be in %d..%d", arg,
+                               -CHUNK_MAX, CHUNK_MAX);
+    return CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------ output patterns */
+
+/* One %d conversion as printf reads it: flags, width, precision. */
+struct conversion {
+    int minus, plus, space, zero;
+    int width, precision; /* -1: none */
+};
+
+/* Parses the conversion after a '%' at p. Returns its length up to and
+ * including the 'd', or 0 (*why set) if it is not a %d of the accepted
+ * shape. */
+static size_t parse_conversion(const char *p, struct conversion *c, const char **why)
+{
+    size_t i = 0;
+    memset(c, 0, sizeof *c);
+    c->width = c->precision = -1;
+    for (;; i++) {
+        if (p[i] == '-')
+            c->minus = 1;
+        else if (p[i] == '+')
+            c->plus = 1;
+        else if (p[i] == ' ')
+            c->space = 1;
+        else if (p[i] == '0')
+            c->zero = 1;
+        else
+            break;
+    }
+    size_t n = digit_span(p + i);
+    uint64_t v = 0;
+    if (n > 0) {
+        if (convert_digits(p + i, n, &v) != 0 || v > PATTERN_MAX_WIDTH) {
+            *why = "a %d's width must be at most 64";
+            return 0;
+        }
+        c->width = (int)v;
+        i += n;
+    }
+    if (p[i] == '.') {
+        n = digit_span(p + i + 1);
+        if (convert_digits(p + i + 1, n, &v) != 0 || v > PATTERN_MAX_WIDTH) {
+            *why = "a %d's precision must be at most 64";
+            return 0;
+        }
+        c->precision = n ? (int)v : 0;
+        i += 1 + n;
+    }
+    if (p[i] != 'd') {
+        *why = "a '%' must start a %d conversion (flags - + 0 or space, a width, a "
+               "precision: %04d) or be written %%";
+        return 0;
+    }
+    return i + 1;
+}
+
+int cli_pattern_check(const char *pattern, const char **why)
+{
+    int conversions = 0;
+    for (const char *p = pattern; *p; p++) {
+        if (*p != '%')
+            continue;
+        if (p[1] == '%') {
+            p++;
+            continue;
+        }
+        struct conversion c;
+        size_t n = parse_conversion(p + 1, &c, why);
+        if (n == 0)
+            return -1;
+        conversions++;
+        p += n;
+    }
+    if (conversions != 1) {
+        *why = conversions ? "it has more than one %d" : "it has no %d to number the maps";
+        return -1;
+    }
+    return 0;
+}
+
+/* printf's %d of a nonnegative value, as C11 7.21.6.1 defines it. */
+static size_t format_conversion(char *out, const struct conversion *c, uint64_t value)
+{
+    char digits[24];
+    size_t nd = 0, len = 0;
+    do {
+        digits[nd++] = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    if (c->precision == 0 && nd == 1 && digits[0] == '0')
+        nd = 0; /* "%.0d" of 0 prints no digit */
+    size_t body = nd;
+    if (c->precision > 0 && (size_t)c->precision > body)
+        body = (size_t)c->precision;
+    size_t sign = c->plus || c->space ? 1 : 0;
+    size_t width = c->width > 0 ? (size_t)c->width : 0;
+    size_t pad = width > sign + body ? width - sign - body : 0;
+    int zeros = c->zero && !c->minus && c->precision < 0;
+    if (!c->minus && !zeros)
+        for (size_t i = 0; i < pad; i++)
+            out[len++] = ' ';
+    if (sign)
+        out[len++] = c->plus ? '+' : ' ';
+    if (zeros)
+        for (size_t i = 0; i < pad; i++)
+            out[len++] = '0';
+    for (size_t i = nd; i < body; i++)
+        out[len++] = '0';
+    while (nd > 0)
+        out[len++] = digits[--nd];
+    if (c->minus)
+        for (size_t i = 0; i < pad; i++)
+            out[len++] = ' ';
+    return len;
+}
+
+char *cli_pattern_format(const char *pattern, uint64_t index)
+{
+    /* The conversion takes at most 1 + 64 + 20 characters. */
+    size_t cap = strlen(pattern) + 2 * PATTERN_MAX_WIDTH + 24;
+    char *out = malloc(cap);
+    size_t len = 0;
+    const char *why = NULL;
+    if (!out)
+        return NULL;
+    for (const char *p = pattern; *p; p++) {
+        if (*p != '%') {
+            out[len++] = *p;
+            continue;
+        }
+        if (p[1] == '%') {
+            out[len++] = '%';
+            p++;
+            continue;
+        }
+        struct conversion c;
+        size_t n = parse_conversion(p + 1, &c, &why);
+        len += format_conversion(out + len, &c, index);
+        p += n;
+    }
+    out[len] = '\0';
+    return out;
+}
+
 /* "type1, type2, ..." for messages; NULL if out of memory. */
 static char *preset_names(void)
 {
@@ -406,8 +658,8 @@ static int parse_format(const char *arg, cg_format *format)
 {
     if (cg_format_from_name(arg, format) == CG_OK)
         return CLI_EXIT_OK;
-    return cli_usage_error("--format: unknown format '%s' (expected ascii, png, json, tmx, tmj "
-                           "or pbm)",
+    return cli_usage_error("--format: unknown format '%s' (expected ascii, png, json, tmx, tmj, "
+                           "pbm or distances)",
                            arg);
 }
 
@@ -450,6 +702,7 @@ int cli_parse_options(struct cli_options *opt, int argc, char **argv)
 
     memset(opt, 0, sizeof *opt);
     opt->scale = SCALE_DEFAULT;
+    opt->jobs = 1;
     opterr = 0;
     optind = 1;
 
@@ -523,6 +776,24 @@ int cli_parse_options(struct cli_options *opt, int argc, char **argv)
             rc = parse_number("--max-attempts", optarg, 1, CG_MAX_ATTEMPTS, &value);
             opt->max_attempts = (uint32_t)value;
             break;
+        case OPT_REACH:
+            rc = add_reach_start(opt, optarg);
+            break;
+        case OPT_MOVES:
+            rc = parse_number("--moves", optarg, 0, INT32_MAX, &value);
+            opt->moves = optarg;
+            break;
+        case 'n':
+            rc = parse_number("--count", optarg, 1, COUNT_MAX, &opt->count);
+            break;
+        case 'j':
+            rc = parse_number("--jobs", optarg, 0, JOBS_MAX, &value);
+            opt->jobs = (uint32_t)value;
+            break;
+        case OPT_CHUNK:
+            rc = parse_chunk(optarg, &opt->chunk_x, &opt->chunk_y);
+            opt->have_chunk = 1;
+            break;
         case OPT_LIST_PRESETS:
         case OPT_SHOW_PRESET:
             if (opt->action != CLI_RUN)
@@ -566,9 +837,25 @@ int cli_parse_options(struct cli_options *opt, int argc, char **argv)
     if (opt->input && opt->size_option)
         return cli_usage_error("%s cannot be used with --input (the map has its own size)",
                                opt->size_option);
+    if (opt->input && opt->have_chunk)
+        return cli_usage_error("--chunk cannot be used with --input (a chunk is a window of "
+                               "the infinite cave of a seed)");
+    /* -n numbers its files through the output name (docs/cli.md). */
+    const char *why = NULL;
+    if (opt->count && opt->output && cli_pattern_check(opt->output, &why) != 0)
+        return cli_usage_error("--output '%s': %s (with -n the name needs one %%d, as in "
+                               "'out/%%04d.png'; or use -o - for one stream)",
+                               opt->output, why);
 
     if (!have_format)
         opt->format = opt->output ? format_from_path(opt->output) : CG_FORMAT_ASCII;
+    /* A batch on stdout is one stream of text maps, a blank line apart. */
+    if (opt->count && !opt->output && opt->format != CG_FORMAT_ASCII &&
+        opt->format != CG_FORMAT_JSON && opt->format != CG_FORMAT_DISTANCES)
+        return cli_usage_error("a batch on standard output must be text (ascii, json or "
+                               "distances), not %s: write each map to its own file with "
+                               "-o 'NAME%%04d.EXT'",
+                               cg_format_name(opt->format) ? cg_format_name(opt->format) : "?");
     if (!opt->output && (opt->format == CG_FORMAT_PNG || opt->format == CG_FORMAT_PBM) &&
         isatty(STDOUT_FILENO))
         return cli_usage_error("refusing to write binary %s to a terminal (use -o FILE or a "
@@ -576,6 +863,8 @@ int cli_parse_options(struct cli_options *opt, int argc, char **argv)
                                opt->format == CG_FORMAT_PNG ? "PNG" : "PBM");
 
     if (opt->preset_name && (rc = resolve_preset(opt)) != CLI_EXIT_OK)
+        return rc;
+    if ((rc = push_reach_step(opt)) != CLI_EXIT_OK)
         return rc;
 
     /* Check the step options' syntax now, on a scratch pipeline, so that a
@@ -619,6 +908,8 @@ void cli_options_free(struct cli_options *opt)
     for (size_t i = 0; i < opt->nsteps; i++)
         free(opt->steps[i].line);
     free(opt->steps);
+    free(opt->reach_from);
+    opt->reach_from = NULL;
     opt->steps = NULL;
     opt->nsteps = opt->capsteps = 0;
 }

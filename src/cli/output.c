@@ -20,18 +20,23 @@
 
 #include "cli.h"
 
-/* The pending temporary file, for the signal handler: a static buffer, since
- * the handler may only call async-signal-safe functions (unlink, raise). */
-static char temp_path[4096];
-static volatile sig_atomic_t temp_live;
+/* The pending temporary files, for the signal handler: static buffers, since
+ * the handler may only call async-signal-safe functions (unlink, raise).
+ * A batch has up to CLI_MAX_TEMPS files in flight. Only the main thread
+ * changes a slot, with the signals blocked, and only the main thread takes
+ * the signals (batch worker threads block them), so the handler never sees
+ * a slot half-written. */
+static char temp_paths[CLI_MAX_TEMPS][4096];
+static volatile sig_atomic_t temp_live[CLI_MAX_TEMPS];
 
 static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSIGNALS (sizeof cleanup_signals / sizeof cleanup_signals[0])
 
 static void on_signal(int sig)
 {
-    if (temp_live)
-        unlink(temp_path);
+    for (int i = 0; i < CLI_MAX_TEMPS; i++)
+        if (temp_live[i])
+            unlink(temp_paths[i]);
     /* SA_RESETHAND has restored the default action: dying by the same
      * signal tells the parent (a shell, make) what happened. */
     raise(sig);
@@ -46,6 +51,12 @@ static void signal_set(sigset_t *set)
 
 void cli_install_signal_handlers(void)
 {
+    /* `ulimit -f`: past the limit the kernel sends SIGXFSZ, whose default
+     * action would kill the tool and leave the temporary file behind.
+     * Ignored, the write fails with EFBIG, which is reported and cleaned
+     * up like any failed write. */
+    signal(SIGXFSZ, SIG_IGN);
+
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -76,15 +87,25 @@ static void restore_signals(const sigset_t *old)
     sigprocmask(SIG_SETMASK, old, NULL);
 }
 
-static void remove_temp(void)
+static void remove_temp(int slot)
 {
     sigset_t old;
     block_signals(&old);
-    if (temp_live) {
-        unlink(temp_path);
-        temp_live = 0;
+    if (temp_live[slot]) {
+        unlink(temp_paths[slot]);
+        temp_live[slot] = 0;
     }
     restore_signals(&old);
+}
+
+void cli_block_signals(sigset_t *old)
+{
+    block_signals(old);
+}
+
+void cli_restore_signals(const sigset_t *old)
+{
+    restore_signals(old);
 }
 
 /* ---------------------------------------------------------------- output */
@@ -117,18 +138,25 @@ static int open_temp(struct cli_output *out)
     /* Keep the name well under NAME_MAX once ".", ".XXXXXX" are added. */
     int namelen = strlen(name) > 200 ? 200 : (int)strlen(name);
     sigset_t old;
-    int fd, n, err = 0;
+    int fd = -1, n, err = 0, slot = -1;
 
     block_signals(&old);
-    n = snprintf(temp_path, sizeof temp_path, "%.*s.%.*s.XXXXXX", dirlen, out->target, namelen,
-                 name);
-    if (n < 0 || (size_t)n >= sizeof temp_path) {
-        fd = -1;
+    for (int i = 0; i < CLI_MAX_TEMPS && slot < 0; i++)
+        if (!temp_live[i])
+            slot = i;
+    char *temp_path = slot >= 0 ? temp_paths[slot] : NULL;
+    n = temp_path ? snprintf(temp_path, sizeof temp_paths[0], "%.*s.%.*s.XXXXXX", dirlen,
+                             out->target, namelen, name)
+                  : -1;
+    if (slot < 0) {
+        err = EMFILE; /* the batch keeps fewer files in flight than this */
+    } else if (n < 0 || (size_t)n >= sizeof temp_paths[0]) {
         err = ENAMETOOLONG;
     } else if ((fd = mkstemp(temp_path)) < 0) {
         err = errno;
     } else {
-        temp_live = 1;
+        temp_live[slot] = 1;
+        out->slot = slot;
     }
     restore_signals(&old);
     if (fd < 0)
@@ -157,6 +185,7 @@ int cli_output_open(struct cli_output *out, const char *path)
     struct stat st;
 
     memset(out, 0, sizeof *out);
+    out->slot = -1;
     if (!path || strcmp(path, "-") == 0) {
         out->fp = stdout;
         return CLI_EXIT_OK;
@@ -219,7 +248,7 @@ int cli_output_write(struct cli_output *out, const cg_grid *grid, const cg_write
 
 /* Makes the rename itself durable; some file systems cannot sync a
  * directory, and the map is already complete, so errors are ignored. */
-static void sync_directory(const char *target)
+void cli_sync_directory(const char *target)
 {
     const char *slash = strrchr(target, '/');
     char *dir = NULL;
@@ -241,16 +270,13 @@ static void sync_directory(const char *target)
     free(dir);
 }
 
-int cli_output_commit(struct cli_output *out)
+int cli_output_close(struct cli_output *out)
 {
     FILE *fp = out->fp;
     int err = 0;
 
-    if (fp == stdout) {
-        out->fp = NULL;
-        return cli_close_stdout();
-    }
-
+    if (!fp || fp == stdout)
+        return out->err;
     errno = 0;
     if (fflush(fp) != 0 || ferror(fp))
         err = errno ? errno : EIO;
@@ -260,7 +286,20 @@ int cli_output_commit(struct cli_output *out)
     out->fp = NULL;
     if (fclose(fp) != 0 && !err)
         err = errno;
-    if (err)
+    if (err && !out->err)
+        out->err = err;
+    return out->err;
+}
+
+int cli_output_commit(struct cli_output *out)
+{
+    int err = 0;
+
+    if (out->fp == stdout) {
+        out->fp = NULL;
+        return cli_close_stdout();
+    }
+    if ((err = cli_output_close(out)) != 0)
         return fail(out, err);
     if (!out->atomic) {
         cli_output_abort(out);
@@ -269,15 +308,16 @@ int cli_output_commit(struct cli_output *out)
 
     sigset_t old;
     block_signals(&old);
-    if (rename(temp_path, out->target) == 0)
-        temp_live = 0;
+    if (rename(temp_paths[out->slot], out->target) == 0)
+        temp_live[out->slot] = 0;
     else
         err = errno;
     restore_signals(&old);
     if (err)
         return fail(out, err);
 
-    sync_directory(out->target);
+    if (!out->no_dir_sync)
+        cli_sync_directory(out->target);
     cli_output_abort(out);
     return CLI_EXIT_OK;
 }
@@ -287,9 +327,10 @@ void cli_output_abort(struct cli_output *out)
     if (out->fp && out->fp != stdout)
         fclose(out->fp);
     out->fp = NULL;
-    if (out->atomic)
-        remove_temp();
+    if (out->atomic && out->slot >= 0)
+        remove_temp(out->slot);
     out->atomic = 0;
+    out->slot = -1;
     free(out->resolved);
     out->resolved = NULL;
     out->target = out->path;

@@ -1,0 +1,107 @@
+/* io_png_reach.c - PNG of a map with a reach result (seed 004, SPEC 5): an
+ * 8-bit palette image, the fixed colours of io_png.c then a ramp of 250
+ * colours over distance, near (yellow) to far (deep violet), like viridis.
+ * Reach images are rare and small next to cave images, so this is plain
+ * libpng + zlib row by row; io_png.c's own deflate is for 1- and 4-bit maps. */
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io_png.h"
+
+#define RAMP 250 /* palette entries 6..255 */
+
+/* Anchors of the ramp, near to far; entries between are interpolated with
+ * integer arithmetic so every platform gets the same palette. */
+static const png_color anchors[] = {
+    {253, 231, 37}, {94, 201, 98}, {33, 145, 140}, {59, 82, 139}, {68, 1, 84},
+};
+
+static void make_palette(png_color *pal)
+{
+    memcpy(pal, cg__palette, sizeof cg__palette);
+    const int segs = (int)(sizeof anchors / sizeof anchors[0]) - 1;
+    for (int i = 0; i < RAMP; i++) {
+        int pos = i * segs * 256 / (RAMP - 1); /* 8.8 fixed point along the anchors */
+        int k = pos >> 8 < segs ? pos >> 8 : segs - 1;
+        int f = pos - k * 256;
+        const png_color *a = &anchors[k], *b = &anchors[k + 1];
+        pal[CG__PALETTE_FIXED + i] = (png_color){
+            (png_byte)((a->red * (256 - f) + b->red * f) / 256),
+            (png_byte)((a->green * (256 - f) + b->green * f) / 256),
+            (png_byte)((a->blue * (256 - f) + b->blue * f) / 256),
+        };
+    }
+}
+
+/* The palette index of every cell of row y; *mi walks the markers, which
+ * are sorted by (y, x). */
+static void index_row(const cg_grid *g, uint32_t y, uint8_t *idx, size_t *mi)
+{
+    const uint64_t *r = cg__row(g, y);
+    for (uint32_t x = 0; x < g->w; x++)
+        idx[x] = (r[x >> 6] >> (x & 63)) & 1 ? 0 : 1;
+    for (; *mi < g->nmarks && g->marks[*mi].y == y; ++*mi)
+        idx[g->marks[*mi].x] = (uint8_t)(1 + g->marks[*mi].kind);
+    const cg__reach *re = g->reach;
+    if (y < re->y0 || y - re->y0 >= re->h)
+        return;
+    const uint32_t *d = re->dist + (size_t)(y - re->y0 + 1) * re->stride + 1;
+    uint64_t span = re->max_distance ? re->max_distance : 1;
+    for (uint32_t i = 0; i < re->w; i++)
+        if (d[i] < CG__DIST_BLOCKED)
+            idx[re->x0 + i] = (uint8_t)(CG__PALETTE_FIXED + (uint64_t)d[i] * (RAMP - 1) / span);
+}
+
+cg_status cg__write_png_reach(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,
+                              cg_diag *diag)
+{
+    size_t pw = (size_t)g->w * scale; /* checked by cg__write_png */
+    uint8_t *idx = malloc(g->w);
+    png_bytep row = malloc(pw);
+    png_structp png = NULL;
+    png_infop info = NULL;
+    png_color pal[CG__PALETTE_FIXED + RAMP];
+    struct cg__png_sink sink = {write, ctx, 0};
+    cg_status st = CG_ENOMEM;
+    make_palette(pal);
+    if (!idx || !row)
+        goto done;
+    png = png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, cg__png_on_error,
+                                  cg__png_on_warning);
+    if (!png)
+        goto done;
+    info = png_create_info_struct(png);
+    if (!info)
+        goto done;
+    png_set_write_fn(png, &sink, cg__png_sink_write, cg__png_sink_flush); /* before setjmp */
+    if (setjmp(png_jmpbuf(png))) {
+        st = sink.failed ? CG_EIO : CG_ENOMEM;
+        goto done;
+    }
+    png_set_IHDR(png, info, (png_uint_32)pw, (png_uint_32)((size_t)g->h * scale), 8,
+                 PNG_COLOR_TYPE_PALETTE, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    png_set_PLTE(png, info, pal, CG__PALETTE_FIXED + RAMP);
+    png_set_filter(png, 0, PNG_FILTER_UP); /* each cell row repeats `scale` times */
+    png_write_info(png, info);
+    size_t mi = 0;
+    for (uint32_t y = 0; y < g->h; y++) {
+        index_row(g, y, idx, &mi);
+        for (uint32_t x = 0; x < g->w; x++)
+            memset(row + (size_t)x * scale, idx[x], scale);
+        for (uint32_t k = 0; k < scale; k++)
+            png_write_row(png, row);
+    }
+    png_write_end(png, NULL);
+    st = CG_OK;
+done:
+    if (st == CG_ENOMEM && diag && !diag->message[0])
+        cg__diag(diag, 0, 0, "out of memory");
+    if (st == CG_EIO)
+        cg__diag(diag, 0, 0, "write failed");
+    png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
+    free(row);
+    free(idx);
+    return st;
+}

@@ -1,0 +1,339 @@
+/* test_badinput.c - the bad-input corpus (tests/data/bad/cases.tsv, the
+ * format is described at its top): every case runs the built tool and must
+ * exit with its status (2 usage, 1 runtime; never a signal), print nothing
+ * on stdout, print one "cavegen: " line holding its message on stderr (plus
+ * the pointer to --help exactly for usage errors), and leave its folder as
+ * it was: no output file, no temporary file, old.txt untouched (SPEC 7).
+ *
+ * Also here: limits (SPEC 7, docs/testing.md) - absurd sizes and scales
+ * fail at once with a message, before the work and before allocating.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DATA_DIR CG_TEST_DIR "/data/bad"
+#define OLD_TEXT "an existing file\n"
+#define TRY_LINE "Try 'cavegen --help' for more information.\n"
+#define MAX_ARGS 40
+
+static char workdir[256];
+
+typedef struct run_result {
+    int status; /* exit status, or 128 + signal */
+    char *out, *err;
+    double seconds;
+} run_result;
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0, got;
+    char *buf = malloc(cap + 1);
+    assert_non_null(buf);
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+            assert_non_null(buf);
+        }
+    }
+    fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Runs the tool in dir with stdin from stdin_path (NULL: empty). */
+static run_result run_in(const char *dir, const char *stdin_path, char *const *argv)
+{
+    char out[512], err[512];
+    struct timespec t0, t1;
+    snprintf(out, sizeof out, "%s.stdout", dir);
+    snprintf(err, sizeof err, "%s.stderr", dir);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fi = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
+        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fi < 0 || fo < 0 || fe < 0 || chdir(dir) != 0)
+            _exit(127);
+        dup2(fi, 0);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        execv(CAVEGEN_EXE, argv);
+        _exit(127);
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    run_result r;
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out);
+    r.err = slurp(err);
+    r.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    assert_non_null(r.out);
+    assert_non_null(r.err);
+    return r;
+}
+
+static void run_free(run_result *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+/* The names in dir, sorted and joined by spaces. */
+static void list_dir(const char *dir, char *buf, size_t cap)
+{
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort);
+    assert_true(n >= 0);
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, "..")) {
+            strncat(buf, names[i]->d_name, cap - strlen(buf) - 2);
+            strncat(buf, " ", cap - strlen(buf) - 1);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+/* The case folder: dir/ (a folder) and old.txt (an existing file). */
+static void make_case_dir(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/dir", workdir);
+    assert_int_equal(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/old.txt", workdir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(OLD_TEXT, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(workdir, sizeof workdir, "%s/cavegen-bad-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(workdir))
+        return -1;
+    make_case_dir();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s.stdout' '%s.stderr'", workdir, workdir, workdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Expands @D and the escapes \t \n \r \\ of a field into a new string. */
+static char *expand(const char *field)
+{
+    size_t cap = strlen(field) * 2 + sizeof DATA_DIR * 4 + 1;
+    char *s = malloc(cap), *o = s;
+    assert_non_null(s);
+    for (const char *p = field; *p; p++) {
+        if (p[0] == '@' && p[1] == 'D') {
+            o += sprintf(o, "%s", DATA_DIR);
+            p++;
+        } else if (p[0] == '\\' && p[1]) {
+            p++;
+            *o++ = *p == 't' ? '\t' : *p == 'n' ? '\n' : *p == 'r' ? '\r' : *p;
+        } else {
+            *o++ = *p;
+        }
+    }
+    *o = '\0';
+    return s;
+}
+
+/* Checks one run against its expectations; returns NULL or why it fails
+ * (in buf). */
+static const char *check(const run_result *r, int want_status, const char *want,
+                         const char *before, char *buf, size_t cap)
+{
+    char after[4096];
+    list_dir(workdir, after, sizeof after);
+    if (r->status != want_status) {
+        snprintf(buf, cap, "exit %d, expected %d; stderr: %s", r->status, want_status, r->err);
+        return buf;
+    }
+    if (r->out[0]) {
+        snprintf(buf, cap, "wrote to stdout: %.80s", r->out);
+        return buf;
+    }
+    const char *nl = strchr(r->err, '\n');
+    if (strncmp(r->err, "cavegen: ", 9) != 0 || !nl) {
+        snprintf(buf, cap, "stderr is not a 'cavegen: ' line: %s", r->err);
+        return buf;
+    }
+    size_t first = (size_t)(nl - r->err);
+    int found = want[0] == '='
+                    ? first - 9 == strlen(want + 1) && !strncmp(r->err + 9, want + 1, first - 9)
+                    : (memchr(r->err, '\0', first) == NULL && strstr(r->err, want) &&
+                       (size_t)(strstr(r->err, want) - r->err) < first);
+    if (!found) {
+        snprintf(buf, cap, "message lacks '%s': %s", want, r->err);
+        return buf;
+    }
+    const char *rest = nl + 1;
+    if (want_status == 2 ? strcmp(rest, TRY_LINE) != 0 : rest[0] != '\0') {
+        snprintf(buf, cap, "stderr has other lines: %s", r->err);
+        return buf;
+    }
+    if (strcmp(before, after) != 0) {
+        snprintf(buf, cap, "the folder changed: '%.900s' -> '%.900s'", before, after);
+        return buf;
+    }
+    char old[512];
+    snprintf(old, sizeof old, "%s/old.txt", workdir);
+    char *text = slurp(old);
+    int same = text && strcmp(text, OLD_TEXT) == 0;
+    free(text);
+    if (!same) {
+        snprintf(buf, cap, "old.txt was changed");
+        return buf;
+    }
+    return NULL;
+}
+
+static void every_bad_input_fails_with_its_status_and_message(void **state)
+{
+    (void)state;
+    FILE *f = fopen(DATA_DIR "/cases.tsv", "r");
+    assert_non_null(f);
+    char line[8192], before[4096], why[2048];
+    int cases = 0, failures = 0, usage = 0, runtime = 0;
+    list_dir(workdir, before, sizeof before);
+
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        /* NAME EXIT MESSAGE STDIN ARG... */
+        char *fields[MAX_ARGS + 4];
+        int nf = 0;
+        for (char *p = line;; p++) {
+            fields[nf++] = p;
+            p = strchr(p, '\t');
+            if (!p || nf == MAX_ARGS + 4)
+                break;
+            *p = '\0';
+        }
+        if (nf < 4)
+            fail_msg("cases.tsv: a line with %d fields: %s", nf, line);
+        char *argv[MAX_ARGS + 2];
+        int argc = 0;
+        argv[argc++] = (char *)CAVEGEN_EXE;
+        for (int i = 4; i < nf; i++)
+            argv[argc++] = expand(fields[i]);
+        argv[argc] = NULL;
+        char *message = expand(fields[2]);
+        char stdin_path[512];
+        if (strcmp(fields[3], "-") != 0)
+            snprintf(stdin_path, sizeof stdin_path, "%s/%s", DATA_DIR, fields[3]);
+        int want = atoi(fields[1]);
+
+        run_result r = run_in(workdir, strcmp(fields[3], "-") ? stdin_path : NULL, argv);
+        const char *bad = check(&r, want, message, before, why, sizeof why);
+        if (bad) {
+            print_error("case %s: %s\n", fields[0], bad);
+            failures++;
+            /* Start the next case from a clean folder. */
+            char cmd[600];
+            snprintf(cmd, sizeof cmd, "rm -rf '%s'/* '%s'/.[!.]*", workdir, workdir);
+            assert_int_equal(system(cmd), 0);
+            make_case_dir();
+        }
+        cases++;
+        usage += want == 2;
+        runtime += want == 1;
+        run_free(&r);
+        free(message);
+        for (int i = 1; i < argc; i++)
+            free(argv[i]);
+    }
+    fclose(f);
+    printf("%d bad-input cases (%d usage errors, %d runtime failures), %d failed\n", cases,
+           usage, runtime, failures);
+    assert_true(cases >= 100);
+    assert_int_equal(failures, 0);
+}
+
+/* SPEC 7: a size too big for memory fails before allocating - at once,
+ * not after minutes of swapping or by the OOM killer. */
+static void absurd_sizes_fail_at_once(void **state)
+{
+    (void)state;
+    char *const cases[][12] = {
+        {(char *)CAVEGEN_EXE, "-W", "1048576", "-H", "1048576", "-s", "1", "-o", "x.png", NULL},
+        {(char *)CAVEGEN_EXE, "-p", "classic", "--size", "1048576x1048576", "-s", "1", NULL},
+        {(char *)CAVEGEN_EXE, "-p", "level", "--size", "1048576x1048576", "-s", "1", NULL},
+        {(char *)CAVEGEN_EXE, "--size", "1048576x600000", "--step", "fill 50", "--step",
+         "smooth 100000", "-s", "1", NULL},
+    };
+    char before[4096], why[2048];
+    list_dir(workdir, before, sizeof before);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        run_result r = run_in(workdir, NULL, cases[i]);
+        const char *bad = check(&r, 1, "", before, why, sizeof why);
+        if (bad)
+            fail_msg("%s %s: %s", cases[i][1], cases[i][2], bad);
+        if (!strstr(r.err, "out of memory") && !strstr(r.err, "over the limit"))
+            fail_msg("unexpected message: %s", r.err);
+        if (r.seconds > 2.0)
+            fail_msg("%s %s took %.1f s to fail", cases[i][1], cases[i][2], r.seconds);
+        run_free(&r);
+    }
+}
+
+/* Counts are not sizes: many passes on a small map are only slow in
+ * proportion (SPEC 3 caps passes at 100000). */
+static void a_huge_pass_count_on_a_small_map_is_fine(void **state)
+{
+    (void)state;
+    char *const args[] = {(char *)CAVEGEN_EXE, "--size", "16x16",      "--fill", "50",
+                          "--step",            "smooth 100000", "-s",  "1",      NULL};
+    run_result r = run_in(workdir, NULL, args);
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.err, "");
+    assert_int_equal(strlen(r.out), 17 * 16);
+    if (r.seconds > 20.0)
+        fail_msg("smooth 100000 on 16x16 took %.1f s", r.seconds);
+    run_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(every_bad_input_fails_with_its_status_and_message, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(absurd_sizes_fail_at_once, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_huge_pass_count_on_a_small_map_is_fine, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

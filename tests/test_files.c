@@ -1,0 +1,544 @@
+/* test_files.c - writes that fail and runs that are stopped never leave a
+ * partial or temporary file, and an existing output is either untouched or
+ * completely replaced (SPEC 7, docs/cli.md "Writing files",
+ * docs/testing.md).
+ *
+ * Each case runs the built tool (CAVEGEN_EXE) in a fresh folder: a file
+ * size limit (RLIMIT_FSIZE, what `ulimit -f` sets, standing for a full
+ * disk), /dev/full, a missing folder, a folder as output, a read-only folder
+ * (by permissions: as root the tool runs as user nobody, since root ignores
+ * them; and a read-only bind mount in a private mount namespace, root only),
+ * and SIGINT, SIGTERM, SIGHUP in the middle of a long run and of a batch.
+ */
+#define _GNU_SOURCE /* unshare, CLONE_NEWNS */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define OLD_TEXT "the old map\n"
+#define NOBODY 65534
+
+static char workdir[256];
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0, got;
+    char *buf = malloc(cap + 1);
+    assert_non_null(buf);
+    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            cap *= 2;
+            buf = realloc(buf, cap + 1);
+            assert_non_null(buf);
+        }
+    }
+    fclose(f);
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
+}
+
+static void put_file(const char *dir, const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void path_in(char *buf, size_t cap, const char *name)
+{
+    snprintf(buf, cap, "%s/%s", workdir, name);
+}
+
+/* The names in dir, sorted, joined by spaces. */
+static void list_dir(const char *dir, char *buf, size_t cap)
+{
+    struct dirent **names;
+    int n = scandir(dir, &names, NULL, alphasort);
+    assert_true(n >= 0);
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        if (strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, "..")) {
+            strncat(buf, names[i]->d_name, cap - strlen(buf) - 2);
+            strncat(buf, " ", cap - strlen(buf) - 1);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+/* How the child is set up before exec. */
+enum child_mode {
+    CHILD_PLAIN,
+    CHILD_FSIZE,  /* RLIMIT_FSIZE of 64 KiB, as `ulimit -f 64` */
+    CHILD_NOBODY, /* as user nobody when root, so permissions apply */
+    CHILD_ROMOUNT /* in a mount namespace where ro_dir is a read-only bind */
+};
+
+typedef struct run_result {
+    int status; /* exit status, or 128 + signal */
+    char *err;
+} run_result;
+
+static const char *ro_dir; /* for CHILD_ROMOUNT */
+
+/* Starts the tool in workdir; stdout to stdout_path (NULL: .stdout). */
+static pid_t start(enum child_mode mode, const char *stdout_path, const char *const *args)
+{
+    char out[512], err[512];
+    const char *argv[40];
+    size_t n = 0;
+    argv[n++] = CAVEGEN_EXE;
+    for (; args[n - 1] && n < 39; n++)
+        argv[n] = args[n - 1];
+    argv[n] = NULL;
+    snprintf(out, sizeof out, "%s.stdout", workdir);
+    snprintf(err, sizeof err, "%s.stderr", workdir);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fo = open(stdout_path ? stdout_path : out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fi = open("/dev/null", O_RDONLY);
+        if (fo < 0 || fe < 0 || fi < 0 || chdir(workdir) != 0)
+            _exit(126);
+        dup2(fi, 0);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        if (mode == CHILD_FSIZE) {
+            struct rlimit rl = {64 * 1024, 64 * 1024};
+            if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+                _exit(126);
+        } else if (mode == CHILD_NOBODY && geteuid() == 0) {
+            if (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
+                _exit(125);
+        } else if (mode == CHILD_ROMOUNT) {
+            if (unshare(CLONE_NEWNS) != 0 ||
+                mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+                mount(ro_dir, ro_dir, NULL, MS_BIND, NULL) != 0 ||
+                mount(NULL, ro_dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
+                _exit(125);
+        }
+        execv(CAVEGEN_EXE, (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+static run_result finish(pid_t pid)
+{
+    int status;
+    char err[512];
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    snprintf(err, sizeof err, "%s.stderr", workdir);
+    run_result r = {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+                    slurp(err, NULL)};
+    assert_non_null(r.err);
+    return r;
+}
+
+static run_result run(enum child_mode mode, const char *const *args)
+{
+    return finish(start(mode, NULL, args));
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* Exit 1 and exactly one line "cavegen: ...needle...". */
+static void assert_failed_with(run_result *r, const char *needle)
+{
+    if (r->status != 1 || strncmp(r->err, "cavegen: ", 9) != 0 || !strstr(r->err, needle) ||
+        strchr(r->err, '\n') != r->err + strlen(r->err) - 1) {
+        char err[512];
+        snprintf(err, sizeof err, "%s", r->err);
+        free(r->err); /* fail_msg does not return */
+        r->err = NULL;
+        fail_msg("expected exit 1 and 'cavegen: ...%s', got %d: %s", needle, r->status, err);
+    }
+}
+
+/* The folder holds exactly `names` (sorted, space-terminated). */
+static void assert_dir(const char *dir, const char *names)
+{
+    char got[2048];
+    list_dir(dir, got, sizeof got);
+    if (strcmp(got, names) != 0)
+        fail_msg("%s holds '%s', expected '%s'", dir, got, names);
+}
+
+static void assert_old(const char *name)
+{
+    char path[512];
+    path_in(path, sizeof path, name);
+    char *text = slurp(path, NULL);
+    assert_non_null(text);
+    assert_string_equal(text, OLD_TEXT);
+    free(text);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(workdir, sizeof workdir, "%s/cavegen-files-XXXXXX",
+             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(workdir))
+        return -1;
+    /* Other users (nobody, below) may enter it. */
+    return chmod(workdir, 0755);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[1400];
+    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s'; rm -rf '%s' '%s.stdout' '%s.stderr'", workdir,
+             workdir, workdir, workdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* ------------------------------------------------------------ tests */
+
+/* `ulimit -f`: the kernel sends SIGXFSZ when a write passes the limit; the
+ * tool must ignore it so that write fails with EFBIG and is reported, and the
+ * temporary file removed (a tool killed by SIGXFSZ leaves it behind). */
+static void a_file_size_limit_fails_the_write_and_leaves_no_file(void **state)
+{
+    (void)state;
+    put_file(workdir, "big.txt", OLD_TEXT);
+    run_result r = run(CHILD_FSIZE, ARGS("-s", "1", "--size", "1000x1000", "-o", "big.txt"));
+    assert_failed_with(&r, "cannot write 'big.txt': File too large");
+    assert_dir(workdir, "big.txt ");
+    assert_old("big.txt");
+    free(r.err);
+
+    r = run(CHILD_FSIZE, ARGS("-s", "1", "--size", "1000x1000", "-f", "png", "--scale", "8",
+                              "-o", "new.png"));
+    assert_failed_with(&r, "cannot write 'new.png': File too large");
+    assert_dir(workdir, "big.txt ");
+    free(r.err);
+}
+
+static void a_full_device_fails_the_write(void **state)
+{
+    (void)state;
+    run_result r = run(CHILD_PLAIN, ARGS("-s", "1", "-o", "/dev/full"));
+    assert_failed_with(&r, "cannot write '/dev/full': No space left on device");
+    free(r.err);
+    /* stdout on a full disk (docs/cli.md). */
+    r = finish(start(CHILD_PLAIN, "/dev/full", ARGS("-s", "1")));
+    assert_failed_with(&r, "cannot write to standard output: No space left on device");
+    free(r.err);
+    assert_dir(workdir, "");
+}
+
+static void missing_folders_and_folders_as_output_fail_at_once(void **state)
+{
+    (void)state;
+    char dir[512];
+    path_in(dir, sizeof dir, "dir");
+    assert_int_equal(mkdir(dir, 0755), 0);
+    put_file(workdir, "old.txt", OLD_TEXT);
+    /* A pipeline that would run for minutes: the path fails first. */
+    const char *slow = "smooth 100000";
+    run_result r = run(CHILD_PLAIN, ARGS("-s", "1", "--size", "3000x3000", "--fill", "50",
+                                         "--step", slow, "-o", "nodir/map.txt"));
+    assert_failed_with(&r, "cannot write 'nodir/map.txt': No such file or directory");
+    free(r.err);
+    r = run(CHILD_PLAIN,
+            ARGS("-s", "1", "--size", "3000x3000", "--fill", "50", "--step", slow, "-o", "dir"));
+    assert_failed_with(&r, "cannot write 'dir': Is a directory");
+    free(r.err);
+    r = run(CHILD_PLAIN, ARGS("-s", "1", "-o", "old.txt/map.txt"));
+    assert_failed_with(&r, "Not a directory");
+    free(r.err);
+    assert_dir(workdir, "dir old.txt ");
+    assert_dir(dir, "");
+    assert_old("old.txt");
+}
+
+static void a_read_only_folder_refuses_the_output(void **state)
+{
+    (void)state;
+    char ro[512];
+    path_in(ro, sizeof ro, "ro");
+    assert_int_equal(mkdir(ro, 0755), 0);
+    put_file(ro, "old.txt", OLD_TEXT);
+    assert_int_equal(chmod(ro, 0555), 0);
+
+    run_result r = run(CHILD_NOBODY, ARGS("-s", "1", "-o", "ro/new.txt"));
+    if (r.status == 125 || r.status == 126 || r.status == 127) {
+        free(r.err);
+        skip(); /* cannot become nobody, or nobody cannot run the binary */
+    }
+    assert_failed_with(&r, "cannot write 'ro/new.txt': Permission denied");
+    free(r.err);
+    /* Replacing a file there would need the folder too. */
+    r = run(CHILD_NOBODY, ARGS("-s", "1", "-o", "ro/old.txt"));
+    assert_failed_with(&r, "cannot write 'ro/old.txt': Permission denied");
+    free(r.err);
+    assert_dir(ro, "old.txt ");
+    assert_int_equal(chmod(ro, 0755), 0);
+    char old[600];
+    snprintf(old, sizeof old, "%s/old.txt", ro);
+    char *text = slurp(old, NULL);
+    assert_string_equal(text, OLD_TEXT);
+    free(text);
+
+    /* A file the user may not write, in a folder they may: refused as an
+     * ordinary open would be (docs/cli.md), although rename could replace it. */
+    put_file(workdir, "locked.txt", OLD_TEXT);
+    char locked[512];
+    path_in(locked, sizeof locked, "locked.txt");
+    assert_int_equal(chmod(locked, 0444), 0);
+    r = run(CHILD_NOBODY, ARGS("-s", "1", "-o", "locked.txt"));
+    if (geteuid() == 0) {
+        /* nobody does not own the work folder: no write there at all. */
+        assert_int_equal(r.status, 1);
+    } else {
+        assert_failed_with(&r, "cannot write 'locked.txt': Permission denied");
+    }
+    free(r.err);
+    assert_old("locked.txt");
+}
+
+static void a_read_only_file_system_refuses_the_output(void **state)
+{
+    (void)state;
+    char ro[512];
+    path_in(ro, sizeof ro, "rofs");
+    assert_int_equal(mkdir(ro, 0755), 0);
+    put_file(ro, "old.txt", OLD_TEXT);
+    ro_dir = ro;
+    run_result r = run(CHILD_ROMOUNT, ARGS("-s", "1", "-o", "rofs/old.txt"));
+    if (r.status == 125) {
+        free(r.err);
+        print_message("no mount namespace here (not root, or no CAP_SYS_ADMIN): skipped\n");
+        skip();
+    }
+    assert_failed_with(&r, "cannot write 'rofs/old.txt': Read-only file system");
+    free(r.err);
+    r = run(CHILD_ROMOUNT, ARGS("-s", "1", "-o", "rofs/new.png"));
+    assert_failed_with(&r, "cannot write 'rofs/new.png': Read-only file system");
+    free(r.err);
+    assert_dir(ro, "old.txt ");
+    char old[600];
+    snprintf(old, sizeof old, "%s/old.txt", ro);
+    char *text = slurp(old, NULL);
+    assert_string_equal(text, OLD_TEXT);
+    free(text);
+}
+
+/* Waits until the tool has created its temporary file ".NAME.XXXXXX". */
+static int wait_for_temp(const char *prefix, pid_t pid)
+{
+    for (int i = 0; i < 4000; i++) {
+        char names[2048];
+        list_dir(workdir, names, sizeof names);
+        if (strstr(names, prefix))
+            return 1;
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid)
+            return 0; /* it ended first */
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
+static void signals_mid_run_leave_no_temporary_and_keep_the_old_file(void **state)
+{
+    (void)state;
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        put_file(workdir, "cave.png", OLD_TEXT);
+        /* Minutes of work: the signal always comes mid-run. */
+        pid_t pid = start(CHILD_PLAIN, NULL,
+                          ARGS("-s", "1", "--size", "3000x3000", "--fill", "50", "--step",
+                               "smooth 100000", "-o", "cave.png"));
+        assert_true(wait_for_temp(".cave.png.", pid));
+        assert_int_equal(kill(pid, sigs[i]), 0);
+        run_result r = finish(pid);
+        /* Dies by the signal itself, so a shell sees what happened. */
+        assert_int_equal(r.status, 128 + sigs[i]);
+        free(r.err);
+        assert_dir(workdir, "cave.png ");
+        assert_old("cave.png");
+    }
+}
+
+/* Signals at times spread over a whole run, through the write and the
+ * rename: afterwards the target is the old file or the complete new map. */
+static void a_signal_at_any_time_leaves_the_old_file_or_the_new_one(void **state)
+{
+    (void)state;
+    const char *const *args = ARGS("-p", "classic", "-s", "5", "--size", "1500x1500", "-o",
+                                   "cave.txt");
+    /* The reference: the complete map and how long it takes. */
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    run_result r = run(CHILD_PLAIN, args);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_int_equal(r.status, 0);
+    free(r.err);
+    char path[512];
+    path_in(path, sizeof path, "cave.txt");
+    size_t reflen;
+    char *ref = slurp(path, &reflen);
+    assert_non_null(ref);
+    long total_us = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
+
+    int olds = 0, news = 0;
+    for (int k = 0; k < 24; k++) {
+        put_file(workdir, "cave.txt", OLD_TEXT);
+        pid_t pid = start(CHILD_PLAIN, NULL, args);
+        struct timespec delay = {0, (long)((total_us * (k + 1) / 24) % 1000000) * 1000};
+        delay.tv_sec = (total_us * (k + 1) / 24) / 1000000;
+        nanosleep(&delay, NULL);
+        kill(pid, k % 2 ? SIGTERM : SIGINT);
+        r = finish(pid);
+        free(r.err);
+        assert_dir(workdir, "cave.txt ");
+        size_t len;
+        char *got = slurp(path, &len);
+        assert_non_null(got);
+        if (strcmp(got, OLD_TEXT) == 0)
+            olds++;
+        else if (len == reflen && memcmp(got, ref, len) == 0)
+            news++;
+        else
+            fail_msg("after a signal at %ld us, cave.txt is neither old nor new (%zu bytes)",
+                     total_us * (k + 1) / 24, len);
+        free(got);
+    }
+    print_message("24 signals over a %ld ms run: %d left the old file, %d the new one\n",
+                  total_us / 1000, olds, news);
+    free(ref);
+}
+
+/* docs/cli.md: an interrupted batch removes the temporary files of the maps
+ * in progress and keeps the maps already renamed into place, each complete. */
+static void an_interrupted_batch_keeps_only_complete_maps(void **state)
+{
+    (void)state;
+    static const int sigs[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        pid_t pid = start(CHILD_PLAIN, NULL,
+                          ARGS("-p", "type2", "-s", "7", "--size", "300x200", "-n", "1000000",
+                               "-j", "2", "-q", "-o", "out/%07d.txt"));
+        char out[512];
+        path_in(out, sizeof out, "out");
+        /* Until a few maps are in place (renamed: names not starting '.'). */
+        int ready = 0;
+        for (int t = 0; t < 20000 && !ready; t++) {
+            struct dirent **names;
+            int n = scandir(out, &names, NULL, alphasort), done = 0;
+            for (int k = 0; k < n; k++) {
+                done += names[k]->d_name[0] != '.';
+                free(names[k]);
+            }
+            if (n >= 0)
+                free(names);
+            ready = done >= 3;
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
+        assert_true(ready);
+        assert_int_equal(kill(pid, sigs[i]), 0);
+        run_result r = finish(pid);
+        assert_int_equal(r.status, 128 + sigs[i]);
+        free(r.err);
+
+        /* No temporary file; every map complete and the one its seed makes. */
+        struct dirent **names;
+        int n = scandir(out, &names, NULL, alphasort);
+        assert_true(n > 2);
+        int maps = 0;
+        for (int k = 0; k < n; k++) {
+            const char *name = names[k]->d_name;
+            if (strcmp(name, ".") && strcmp(name, "..")) {
+                if (name[0] == '.')
+                    fail_msg("a temporary file is left: out/%s", name);
+                char path[1024];
+                snprintf(path, sizeof path, "%s/%s", out, name);
+                size_t len;
+                char *text = slurp(path, &len);
+                assert_non_null(text);
+                if (len != 301 * 200)
+                    fail_msg("out/%s has %zu bytes, not %d", name, len, 301 * 200);
+                /* The first map, and one in four, against a single run. */
+                long index = strtol(name, NULL, 10);
+                if (index == 0 || maps % 4 == 0) {
+                    char seed[32], single[512];
+                    snprintf(seed, sizeof seed, "%ld", 7 + index);
+                    run_result one = run(CHILD_PLAIN, ARGS("-p", "type2", "-s", seed, "--size",
+                                                           "300x200", "-o", "single.txt"));
+                    assert_int_equal(one.status, 0);
+                    free(one.err);
+                    path_in(single, sizeof single, "single.txt");
+                    size_t slen;
+                    char *want = slurp(single, &slen);
+                    assert_true(slen == len && memcmp(want, text, len) == 0);
+                    free(want);
+                    remove(single);
+                }
+                free(text);
+                maps++;
+            }
+        }
+        for (int k = 0; k < n; k++)
+            free(names[k]);
+        free(names);
+        print_message("%s after %d maps: no temporary file, each map complete\n",
+                      sigs[i] == SIGINT ? "SIGINT" : "SIGTERM", maps);
+        char cmd[1100];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", out);
+        assert_int_equal(system(cmd), 0);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(a_file_size_limit_fails_the_write_and_leaves_no_file,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_full_device_fails_the_write, setup, teardown),
+        cmocka_unit_test_setup_teardown(missing_folders_and_folders_as_output_fail_at_once,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_read_only_folder_refuses_the_output, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_read_only_file_system_refuses_the_output, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(
+            signals_mid_run_leave_no_temporary_and_keep_the_old_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_signal_at_any_time_leaves_the_old_file_or_the_new_one,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(an_interrupted_batch_keeps_only_complete_maps, setup,
+                                        teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
