@@ -392,12 +392,13 @@ static void signals_mid_run_leave_no_temporary_and_keep_the_old_file(void **stat
     }
 }
 
-/* Signals at times spread over a whole run, through the write and the
- * rename: afterwards the target is the old file or the complete new map. */
+/* Signals at times spread over a whole run and a little past its end
+ * (1/20 to 24/20 of its duration), through the write and the rename:
+ * afterwards the target is the old file or the complete new map. */
 static void a_signal_at_any_time_leaves_the_old_file_or_the_new_one(void **state)
 {
     (void)state;
-    const char *const *args = ARGS("-p", "classic", "-s", "5", "--size", "1500x1500", "-o",
+    const char *const *args = ARGS("-p", "classic", "-s", "5", "--size", "2500x2500", "-o",
                                    "cave.txt");
     /* The reference: the complete map and how long it takes. */
     struct timespec t0, t1;
@@ -417,8 +418,8 @@ static void a_signal_at_any_time_leaves_the_old_file_or_the_new_one(void **state
     for (int k = 0; k < 24; k++) {
         put_file(workdir, "cave.txt", OLD_TEXT);
         pid_t pid = start(CHILD_PLAIN, NULL, args);
-        struct timespec delay = {0, (long)((total_us * (k + 1) / 24) % 1000000) * 1000};
-        delay.tv_sec = (total_us * (k + 1) / 24) / 1000000;
+        struct timespec delay = {0, (long)((total_us * (k + 1) / 20) % 1000000) * 1000};
+        delay.tv_sec = (total_us * (k + 1) / 20) / 1000000;
         nanosleep(&delay, NULL);
         kill(pid, k % 2 ? SIGTERM : SIGINT);
         r = finish(pid);
@@ -433,7 +434,7 @@ static void a_signal_at_any_time_leaves_the_old_file_or_the_new_one(void **state
             news++;
         else
             fail_msg("after a signal at %ld us, cave.txt is neither old nor new (%zu bytes)",
-                     total_us * (k + 1) / 24, len);
+                     total_us * (k + 1) / 20, len);
         free(got);
     }
     print_message("24 signals over a %ld ms run: %d left the old file, %d the new one\n",
