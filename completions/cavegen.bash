@@ -65,7 +65,7 @@ _cavegen()
         return 0
         ;;
     -s | --seed | -W | --width | -H | --height | --size | --step | --fill | --generations | \
-        --scale | --max-attempts | --moves | -n | --count | -j | --jobs | --chunk)
+        --scale | --max-attempts | --max-memory | --moves | -n | --count | -j | --jobs | --chunk)
         # A number or a step: nothing to offer.
         COMPREPLY=()
         return 0
@@ -74,7 +74,7 @@ _cavegen()
 
     if [[ $cur == -* ]]; then
         local opts="--preset --step --fill --generations --seed --width --height --size
-            --input --reach --moves --max-attempts --output --format --scale --stats --list-presets
+            --input --reach --moves --max-attempts --max-memory --output --format --scale --stats --list-presets
             --show-preset --quiet --help --version --count --jobs --chunk
             -p -s -W -H -i -o -f -n -j -q -h -V"
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -82,7 +82,7 @@ static cg_status vec_grow(vec *v, size_t more)
             return CG_EOVERFLOW;
         cap *= 2;
     }
-    void *p = realloc(v->p, cap * v->elem);
+    void *p = cg__realloc(v->p, cap * v->elem);
     if (!p)
         return CG_ENOMEM;
     v->p = p;
@@ -620,7 +620,7 @@ static cg_status layer0(joiner *c, const cg__labeller *lb, uint32_t largest, uin
     const cg_grid *g = c->g;
     const size_t nw = c->nw;
     cg_status st;
-    uint32_t *reg = malloc((lb->n ? lb->n : 1) * sizeof *reg);
+    uint32_t *reg = cg__malloc((lb->n ? lb->n : 1) * sizeof *reg);
     if (!reg)
         return CG_ENOMEM;
     uint32_t nid = 0;
@@ -630,9 +630,9 @@ static cg_status layer0(joiner *c, const cg__labeller *lb, uint32_t largest, uin
     reg[largest] = BIG;
     for (size_t l = 0; l < lb->n; l++)
         reg[l] = reg[lb->parent[l]];
-    c->uf = malloc(((size_t)nid + 1) * sizeof *c->uf);
+    c->uf = cg__malloc(((size_t)nid + 1) * sizeof *c->uf);
     if (!c->uf || (st = vec_reserve(&c->cells_f, small_n)) != CG_OK) {
-        free(reg);
+        cg__free(reg);
         return CG_ENOMEM;
     }
     for (uint32_t r = 0; r <= nid; r++)
@@ -663,7 +663,7 @@ static cg_status layer0(joiner *c, const cg__labeller *lb, uint32_t largest, uin
             count += (uint32_t)__builtin_popcountll(floor & ~c->terr[at + i]);
             if (floor) {
                 if ((st = vec_reserve(&c->act_f, 1)) != CG_OK) {
-                    free(reg);
+                    cg__free(reg);
                     return st;
                 }
                 ((uint32_t *)c->act_f.p)[c->act_f.n++] = (uint32_t)(at + i);
@@ -671,30 +671,30 @@ static cg_status layer0(joiner *c, const cg__labeller *lb, uint32_t largest, uin
         }
     }
     c->cells_f.n = (size_t)(cell - (fcell *)c->cells_f.p);
-    free(reg);
+    cg__free(reg);
     return CG_OK;
 }
 
 static void joiner_free(joiner *c)
 {
-    free(c->reach);
-    free(c->terr);
-    free(c->front);
-    free(c->next);
-    free(c->big);
-    free(c->pre_f);
-    free(c->pre_n);
-    free(c->act_f.p);
-    free(c->act_n.p);
-    free(c->big_n.p);
-    free(c->work.p);
-    free(c->cells_f.p);
-    free(c->cells_n.p);
-    free(c->cand);
-    free(c->rows);
-    free(c->odd.p);
-    free(c->runs.p);
-    free(c->uf);
+    cg__free(c->reach);
+    cg__free(c->terr);
+    cg__free(c->front);
+    cg__free(c->next);
+    cg__free(c->big);
+    cg__free(c->pre_f);
+    cg__free(c->pre_n);
+    cg__free(c->act_f.p);
+    cg__free(c->act_n.p);
+    cg__free(c->big_n.p);
+    cg__free(c->work.p);
+    cg__free(c->cells_f.p);
+    cg__free(c->cells_n.p);
+    cg__free(c->cand);
+    cg__free(c->rows);
+    cg__free(c->odd.p);
+    cg__free(c->runs.p);
+    cg__free(c->uf);
 }
 
 cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors)
@@ -720,7 +720,7 @@ cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.cells_f.elem = c.cells_n.elem = sizeof(fcell);
     c.odd.elem = sizeof(edge);
     c.runs.elem = sizeof(run3);
-    c.rows = malloc((size_t)c.h * sizeof(uint32_t));
+    c.rows = cg__malloc((size_t)c.h * sizeof(uint32_t));
     if (!c.rows)
         return CG_ENOMEM;
     /* Room for every floor run at once (count their starts): growing the
@@ -751,19 +751,19 @@ cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors)
         st = CG_ENOMEM;
     if (roots > 1 && st == CG_OK) {
         const size_t words = c.stride * ((size_t)c.h + 2);
-        c.reach = calloc(words, sizeof(uint64_t));
-        c.terr = calloc(words, sizeof(uint64_t));
-        c.front = calloc(words, sizeof(uint64_t));
-        c.next = calloc(words, sizeof(uint64_t));
-        c.big = calloc(words, sizeof(uint64_t));
-        c.pre_f = malloc(words * sizeof(uint32_t));
-        c.pre_n = malloc(words * sizeof(uint32_t));
-        c.cand = calloc(c.ncw * c.h, sizeof(uint64_t));
+        c.reach = cg__calloc(words, sizeof(uint64_t));
+        c.terr = cg__calloc(words, sizeof(uint64_t));
+        c.front = cg__calloc(words, sizeof(uint64_t));
+        c.next = cg__calloc(words, sizeof(uint64_t));
+        c.big = cg__calloc(words, sizeof(uint64_t));
+        c.pre_f = cg__malloc(words * sizeof(uint32_t));
+        c.pre_n = cg__malloc(words * sizeof(uint32_t));
+        c.cand = cg__calloc(c.ncw * c.h, sizeof(uint64_t));
         if (!c.reach || !c.terr || !c.front || !c.next || !c.big || !c.pre_f || !c.pre_n || !c.cand)
             st = CG_ENOMEM;
         if (st == CG_OK)
             st = layer0(&c, &lb, largest, cg_grid_floor_count(g) - lb.size[largest]);
-        free(c.runs.p);
+        cg__free(c.runs.p);
         c.runs.p = NULL;
         cg__labeller_free(&lb);
         if (st == CG_OK) {

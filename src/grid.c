@@ -37,12 +37,12 @@ cg_status cg_grid_new(cg_grid **out, uint32_t width, uint32_t height)
     size_t words = grid_words(width, height, &nw);
     if (words == 0)
         return CG_EOVERFLOW;
-    cg_grid *g = calloc(1, sizeof *g);
+    cg_grid *g = cg__calloc(1, sizeof *g);
     if (!g)
         return CG_ENOMEM;
-    g->mem = malloc(words * sizeof(uint64_t));
+    g->mem = cg__malloc(words * sizeof(uint64_t));
     if (!g->mem) {
-        free(g);
+        cg__free(g);
         return CG_ENOMEM;
     }
     g->w = width;
@@ -69,7 +69,7 @@ cg_status cg_grid_clone(cg_grid **out, const cg_grid *src)
     }
     memcpy(g->mem, src->mem, src->stride * ((size_t)src->h + 2 * CG__PAD) * sizeof(uint64_t));
     if (src->nmarks) {
-        g->marks = malloc(src->nmarks * sizeof *g->marks);
+        g->marks = cg__malloc(src->nmarks * sizeof *g->marks);
         if (!g->marks) {
             cg_grid_free(g);
             *out = NULL;
@@ -91,10 +91,10 @@ void cg_grid_free(cg_grid *grid)
 {
     if (!grid)
         return;
-    free(grid->mem);
-    free(grid->marks);
+    cg__free(grid->mem);
+    cg__free(grid->marks);
     cg__reach_free(grid->reach);
-    free(grid);
+    cg__free(grid);
 }
 
 uint32_t cg_grid_width(const cg_grid *grid)
@@ -178,7 +178,7 @@ static cg_status mark_reserve(cg_grid *g, size_t n)
             return CG_EOVERFLOW;
         cap *= 2;
     }
-    cg__mark *m = realloc(g->marks, cap * sizeof *m);
+    cg__mark *m = cg__realloc(g->marks, cap * sizeof *m);
     if (!m)
         return CG_ENOMEM;
     g->marks = m;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "cavegen/cavegen.h"
+#include "mem.h"
 
 /* Bitboard storage. Row y is nw words of 64 cells each (bit b of word i is
  * x = 64*i + b; 1 = wall), framed by one all-wall word on each side, and the

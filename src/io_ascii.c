@@ -165,7 +165,7 @@ cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_dia
     size_t rows_per_buf = 65536 / rowlen ? 65536 / rowlen : 1;
     /* Room for whole words: a row is formatted in 64-cell units. */
     size_t cap = (rows_per_buf - 1) * rowlen + g->nw * 64 + 1;
-    char *buf = malloc(cap);
+    char *buf = cg__malloc(cap);
     if (!buf) {
         cg__diag(diag, 0, 0, "out of memory");
         return CG_ENOMEM;
@@ -187,13 +187,13 @@ cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_dia
         used += rowlen;
         if (used + g->nw * 64 + 1 > cap || y + 1 == g->h) {
             if (write(ctx, buf, used) != 0) {
-                free(buf);
+                cg__free(buf);
                 cg__diag(diag, 0, 0, "write failed");
                 return CG_EIO;
             }
             used = 0;
         }
     }
-    free(buf);
+    cg__free(buf);
     return CG_OK;
 }

@@ -15,7 +15,7 @@ cg_status cg__write_distances(const cg_grid *g, cg_write_fn write, void *ctx, cg
         cg__diag(diag, 0, 0, "the distances format needs a reach (a `reach` step or --reach)");
         return CG_EINVAL;
     }
-    char *buf = malloc(BUF_BYTES);
+    char *buf = cg__malloc(BUF_BYTES);
     if (!buf) {
         cg__diag(diag, 0, 0, "out of memory");
         return CG_ENOMEM;
@@ -37,10 +37,10 @@ cg_status cg__write_distances(const cg_grid *g, cg_write_fn write, void *ctx, cg
     }
     if (write(ctx, buf, used) != 0)
         goto fail;
-    free(buf);
+    cg__free(buf);
     return CG_OK;
 fail:
-    free(buf);
+    cg__free(buf);
     cg__diag(diag, 0, 0, "write failed");
     return CG_EIO;
 }

@@ -56,11 +56,11 @@ cg_status cg__write_pbm(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
         return CG_EOVERFLOW;
     }
     size_t groups = ((size_t)g->w + 7) / 8;
-    uint8_t *table = malloc((size_t)256 * scale);
-    uint8_t *line = malloc(groups * scale);
+    uint8_t *table = cg__malloc((size_t)256 * scale);
+    uint8_t *line = cg__malloc(groups * scale);
     if (!table || !line) {
-        free(table);
-        free(line);
+        cg__free(table);
+        cg__free(line);
         cg__diag(diag, 0, 0, "out of memory for a %llu-pixel PBM row", (unsigned long long)pw);
         return CG_ENOMEM;
     }
@@ -74,8 +74,8 @@ cg_status cg__write_pbm(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
             if (write(ctx, line, bytes) != 0)
                 st = CG_EIO;
     }
-    free(line);
-    free(table);
+    cg__free(line);
+    cg__free(table);
     if (st != CG_OK)
         cg__diag(diag, 0, 0, "write failed");
     return st;

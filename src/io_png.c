@@ -630,7 +630,7 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     size_t bytes8 = (size_t)scale * (size_t)depth;
     cg_status st = CG_ENOMEM;
     png_infop info = NULL;
-    struct enc *e = calloc(1, sizeof *e);
+    struct enc *e = cg__calloc(1, sizeof *e);
     if (!e)
         goto done;
     e->sink = (struct cg__png_sink){write, ctx, 0};
@@ -640,10 +640,10 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     e->bytes8 = bytes8;
     e->nfull = rowbytes / bytes8;
     e->rem = rowbytes % bytes8;
-    e->table = malloc(256 * bytes8);
-    e->out = malloc(IDAT_BYTES + 64);
+    e->table = cg__malloc(256 * bytes8);
+    e->out = cg__malloc(IDAT_BYTES + 64);
     if (g->nmarks)
-        e->row = malloc(((size_t)g->w + 7) / 8 * bytes8);
+        e->row = cg__malloc(((size_t)g->w + 7) / 8 * bytes8);
     if (!e->table || !e->out || (g->nmarks && !e->row))
         goto done;
     e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, cg__png_on_error,
@@ -676,10 +676,10 @@ done:
     if (e) {
         if (e->png)
             png_destroy_write_struct(&e->png, info ? &info : NULL);
-        free(e->table);
-        free(e->row);
-        free(e->out);
-        free(e);
+        cg__free(e->table);
+        cg__free(e->row);
+        cg__free(e->out);
+        cg__free(e);
     }
     return st;
 }

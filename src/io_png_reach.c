@@ -57,8 +57,8 @@ cg_status cg__write_png_reach(const cg_grid *g, uint32_t scale, cg_write_fn writ
                               cg_diag *diag)
 {
     size_t pw = (size_t)g->w * scale; /* checked by cg__write_png */
-    uint8_t *idx = malloc(g->w);
-    png_bytep row = malloc(pw);
+    uint8_t *idx = cg__malloc(g->w);
+    png_bytep row = cg__malloc(pw);
     png_structp png = NULL;
     png_infop info = NULL;
     png_color pal[CG__PALETTE_FIXED + RAMP];
@@ -101,7 +101,7 @@ done:
     if (st == CG_EIO)
         cg__diag(diag, 0, 0, "write failed");
     png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
-    free(row);
-    free(idx);
+    cg__free(row);
+    cg__free(idx);
     return st;
 }

@@ -14,7 +14,7 @@ cg_status cg__sink_init(cg__sink *s, cg_write_fn write, void *ctx, cg_diag *diag
     s->len = 0;
     s->cap = SINK_BYTES;
     s->status = CG_OK;
-    s->buf = malloc(SINK_BYTES);
+    s->buf = cg__malloc(SINK_BYTES);
     if (!s->buf) {
         s->cap = 0;
         s->status = CG_ENOMEM;
@@ -33,7 +33,7 @@ void cg__sink_flush(cg__sink *s)
 cg_status cg__sink_finish(cg__sink *s, cg_diag *diag)
 {
     cg__sink_flush(s);
-    free(s->buf);
+    cg__free(s->buf);
     s->buf = NULL;
     s->cap = 0;
     if (s->status == CG_EIO)

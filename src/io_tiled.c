@@ -120,7 +120,7 @@ cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag)
         alpha[i] = i < T_USED ? 255 : 0;
     }
     /* Built on each call (12 KiB), on the heap: libpng may longjmp. */
-    png_byte(*img)[COLUMNS * TILE] = malloc((size_t)ROWS * TILE * COLUMNS * TILE);
+    png_byte(*img)[COLUMNS * TILE] = cg__malloc((size_t)ROWS * TILE * COLUMNS * TILE);
     if (!img) {
         cg__diag(diag, 0, 0, "out of memory");
         return CG_ENOMEM;
@@ -137,13 +137,13 @@ cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag)
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
         png_destroy_write_struct(&png, NULL);
-        free(img);
+        cg__free(img);
         cg__diag(diag, 0, 0, "out of memory");
         return CG_ENOMEM;
     }
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_write_struct(&png, &info);
-        free(img);
+        cg__free(img);
         if (sink.failed) {
             cg__diag(diag, 0, 0, "write failed");
             return CG_EIO;
@@ -161,7 +161,7 @@ cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag)
         png_write_row(png, img[y]);
     png_write_end(png, info);
     png_destroy_write_struct(&png, &info);
-    free(img);
+    cg__free(img);
     return CG_OK;
 }
 

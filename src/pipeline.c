@@ -6,6 +6,7 @@
  * have its memory; big maps run their fill and passes in stripes of rows
  * through the caller's parallel loop; chunk mode runs the local steps on the
  * window plus a halo and cuts the window out (chunk.c). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +22,7 @@ struct cg_pipeline {
 
 cg_status cg_pipeline_new(cg_pipeline **out)
 {
-    *out = calloc(1, sizeof **out);
+    *out = cg__calloc(1, sizeof **out);
     return *out ? CG_OK : CG_ENOMEM;
 }
 
@@ -29,8 +30,8 @@ void cg_pipeline_free(cg_pipeline *pipeline)
 {
     if (!pipeline)
         return;
-    free(pipeline->steps);
-    free(pipeline);
+    cg__free(pipeline->steps);
+    cg__free(pipeline);
 }
 
 cg_status cg_pipeline_parse(cg_pipeline *pipeline, const char *text, size_t len, cg_diag *diag)
@@ -159,10 +160,29 @@ typedef struct run_plan {
     int64_t origin_x, origin_y; /* world cell of the grid's (0, 0) */
 } run_plan;
 
+#define MIB (UINT64_C(1) << 20)
+
+/* The message of a run stopped by its memory budget (mem.h): which step
+ * (NULL: setting up the map) on what size of map. */
+static void over_budget(const cg__budget *b, const cg__step *s, uint32_t w, uint32_t h,
+                        cg_diag *diag)
+{
+    const int mib = b->limit >= MIB;
+    const uint64_t limit = mib ? b->limit / MIB : b->limit;
+    if (s)
+        cg__diag(diag, s->line, s->column,
+                 "%s on a %ux%u map needs more than the memory budget of %" PRIu64 " %s",
+                 s->def->name, w, h, limit, mib ? "MiB" : "bytes");
+    else
+        cg__diag(diag, 0, 0, "a %ux%u map needs more than the memory budget of %" PRIu64 " %s", w,
+                 h, limit, mib ? "MiB" : "bytes");
+}
+
 /* One attempt: runs every step on a fresh grid. On CG_EFAIL *failed is the
  * index of the step that failed and *score how close it came. */
 static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uint64_t seed,
-                          cg_grid **out, cg_diag *diag, size_t *failed, uint64_t *score)
+                          const cg__budget *budget, cg_grid **out, cg_diag *diag, size_t *failed,
+                          uint64_t *score)
 {
     cg_grid *grid = NULL;
     const cg_grid *input = plan->input;
@@ -171,6 +191,9 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
     if (st != CG_OK) {
         cg__diag(diag, 0, 0, "out of memory for a %ux%u map", input ? input->w : plan->width,
                  input ? input->h : plan->height);
+        if (budget->refused)
+            over_budget(budget, NULL, input ? input->w : plan->width,
+                        input ? input->h : plan->height, diag);
         return st;
     }
     size_t last_pass = SIZE_MAX;
@@ -191,6 +214,8 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
         if (i <= last_pass && !run.scratch && needs_scratch(s) &&
             (st = cg__grid_new_like(&run.scratch, run.grid)) != CG_OK) {
             cg__diag(diag, 0, 0, "out of memory for a %ux%u map", run.grid->w, run.grid->h);
+            if (budget->refused)
+                over_budget(budget, s, run.grid->w, run.grid->h, diag);
             break;
         }
         /* A reach describes the cells it was computed on, which any later
@@ -198,6 +223,8 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
         if (s->def->run != cg__run_reach)
             cg_grid_clear_reach(run.grid);
         st = s->def->run(s, &run);
+        if (st == CG_ENOMEM && budget->refused)
+            over_budget(budget, s, run.grid->w, run.grid->h, diag);
         if (st == CG_EFAIL) {
             *failed = i;
             *score = run.fail_score;
@@ -214,9 +241,13 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
         cg_grid *window = NULL;
         st = cg__grid_crop(&window, run.grid, plan->halo, plan->halo, plan->width - 2 * plan->halo,
                            plan->height - 2 * plan->halo);
-        if (st != CG_OK)
+        if (st != CG_OK) {
             cg__diag(diag, 0, 0, "out of memory for a %ux%u map", plan->width - 2 * plan->halo,
                      plan->height - 2 * plan->halo);
+            if (budget->refused)
+                over_budget(budget, NULL, plan->width - 2 * plan->halo,
+                            plan->height - 2 * plan->halo, diag);
+        }
         cg_grid_free(run.grid);
         run.grid = window;
     }
@@ -300,28 +331,13 @@ static cg_status plan_map(const cg_pipeline *pipeline, const cg_run_options *opt
     return CG_EINVAL;
 }
 
-cg_status cg_pipeline_run_scale(const cg_pipeline *pipeline, const cg_run_options *options,
-                                const cg_run_scale *scale, cg_grid **out, cg_run_info *info,
-                                cg_diag *diag)
+/* The attempts of a run (cg_pipeline_run_scale), each on a fresh map. */
+static cg_status run_attempts(const cg_pipeline *pipeline, const cg_run_options *options,
+                              const run_plan *plan, const cg__budget *budget, cg_grid **out,
+                              cg_run_info *info, cg_diag *diag)
 {
-    *out = NULL;
-    if (info)
-        *info = (cg_run_info){0, options->seed};
+    cg_status st = CG_OK;
     uint32_t max = options->max_attempts ? options->max_attempts : CG_DEFAULT_ATTEMPTS;
-    if (max > CG_MAX_ATTEMPTS) {
-        cg__diag(diag, 0, 0, "the number of attempts must be in 1..%u, not %u", CG_MAX_ATTEMPTS,
-                 max);
-        return CG_EINVAL;
-    }
-    run_plan plan = {0};
-    if (scale) {
-        plan.par.fn = scale->parallel;
-        plan.par.ctx = scale->parallel_ctx;
-    }
-    cg_status st = scale && scale->chunk ? plan_chunk(pipeline, options, scale, &plan, diag)
-                                         : plan_map(pipeline, options, &plan, diag);
-    if (st != CG_OK)
-        return st;
     /* Without a random step every attempt would build the same map. */
     if (!cg_pipeline_uses_seed(pipeline))
         max = 1;
@@ -335,8 +351,8 @@ cg_status cg_pipeline_run_scale(const cg_pipeline *pipeline, const cg_run_option
         uint64_t score = 0;
         seed = attempt_seed(options->seed, a);
         if (info)
-            *info = (cg_run_info){a + 1, seed};
-        st = run_once(pipeline, &plan, seed, out, &d, &failed, &score);
+            *info = (cg_run_info){.attempts = a + 1, .seed = seed};
+        st = run_once(pipeline, plan, seed, budget, out, &d, &failed, &score);
         if (st != CG_EFAIL) {
             if (st != CG_OK && diag)
                 *diag = d;
@@ -358,6 +374,55 @@ cg_status cg_pipeline_run_scale(const cg_pipeline *pipeline, const cg_run_option
         cg__diag(diag, 0, 0, "%.160s (the pipeline has no random step to retry with)",
                  best.message);
     return CG_EFAIL;
+}
+
+cg_status cg_pipeline_run_scale(const cg_pipeline *pipeline, const cg_run_options *options,
+                                const cg_run_scale *scale, cg_grid **out, cg_run_info *info,
+                                cg_diag *diag)
+{
+    *out = NULL;
+    if (info)
+        *info = (cg_run_info){.seed = options->seed};
+    uint32_t max = options->max_attempts ? options->max_attempts : CG_DEFAULT_ATTEMPTS;
+    if (max > CG_MAX_ATTEMPTS) {
+        cg__diag(diag, 0, 0, "the number of attempts must be in 1..%u, not %u", CG_MAX_ATTEMPTS,
+                 max);
+        return CG_EINVAL;
+    }
+    run_plan plan = {0};
+    if (scale) {
+        plan.par.fn = scale->parallel;
+        plan.par.ctx = scale->parallel_ctx;
+    }
+    cg_status st = scale && scale->chunk ? plan_chunk(pipeline, options, scale, &plan, diag)
+                                         : plan_map(pipeline, options, &plan, diag);
+    if (st != CG_OK)
+        return st;
+    /* A size the budget cannot hold fails before anything is allocated;
+     * the budget then holds the run to it allocation by allocation. */
+    uint64_t estimate = 0;
+    if (options->max_memory && cg_pipeline_memory(pipeline, options, scale, &estimate) != CG_OK)
+        estimate = UINT64_MAX; /* does not fit in 64 bits */
+    if (options->max_memory && estimate > options->max_memory) {
+        uint32_t w = plan.input ? plan.input->w : plan.width - 2 * plan.halo;
+        uint32_t h = plan.input ? plan.input->h : plan.height - 2 * plan.halo;
+        cg__diag(diag, 0, 0,
+                 "a %ux%u map needs about %" PRIu64 " MiB, over the memory budget of %" PRIu64
+                 " MiB",
+                 w, h, (estimate + MIB - 1) / MIB, options->max_memory / MIB);
+        if (info)
+            info->over_budget = 1;
+        return CG_ENOMEM;
+    }
+    cg__budget budget;
+    cg__budget_begin(&budget, options->max_memory);
+    st = run_attempts(pipeline, options, &plan, &budget, out, info, diag);
+    cg__budget_end(&budget);
+    if (info) {
+        info->peak_memory = budget.peak;
+        info->over_budget = st == CG_ENOMEM && budget.refused;
+    }
+    return st;
 }
 
 cg_status cg_pipeline_run_ex(const cg_pipeline *pipeline, const cg_run_options *options,
@@ -482,6 +547,6 @@ cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *
 cg_status cg_pipeline_run(const cg_pipeline *pipeline, uint64_t seed, uint32_t width,
                           uint32_t height, const cg_grid *input, cg_grid **out, cg_diag *diag)
 {
-    cg_run_options options = {seed, width, height, input, 0};
+    cg_run_options options = {.seed = seed, .width = width, .height = height, .input = input};
     return cg_pipeline_run_ex(pipeline, &options, out, NULL, diag);
 }

@@ -108,12 +108,12 @@ static cg_status q_push(queue *q, uint64_t item)
         size_t cap = q->cap ? q->cap * 2 : 1024;
         if (cap > SIZE_MAX / sizeof *q->v)
             return CG_EOVERFLOW;
-        uint64_t *v = malloc(cap * sizeof *v);
+        uint64_t *v = cg__malloc(cap * sizeof *v);
         if (!v)
             return CG_ENOMEM;
         for (size_t i = 0; i < q->n; i++)
             v[i] = q->v[(q->head + i) & (q->cap - 1)];
-        free(q->v);
+        cg__free(q->v);
         q->v = v;
         q->cap = cap;
         q->head = 0;
@@ -229,7 +229,7 @@ cg_status cg__flood(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reached, 
         if (st == CG_OK && cy + 1 < g->h)
             st = push_runs(&q, g, reached, cy + 1, l, r);
     }
-    free(q.v);
+    cg__free(q.v);
     return st;
 }
 
@@ -296,7 +296,7 @@ cg_status cg__path_length(const cg_grid *g, uint32_t x0, uint32_t y0, uint32_t x
         }
     }
 done:
-    free(q.v);
+    cg__free(q.v);
     cg_grid_free(open);
     return st;
 }
@@ -534,10 +534,10 @@ static cg_status points_init(points *p, size_t max, uint64_t spacing)
     size_t slots = 16;
     while (slots < 2 * max)
         slots *= 2;
-    p->xy = malloc(max * sizeof *p->xy);
-    p->next = malloc(max * sizeof *p->next);
-    p->keys = calloc(slots, sizeof *p->keys);
-    p->heads = malloc(slots * sizeof *p->heads);
+    p->xy = cg__malloc(max * sizeof *p->xy);
+    p->next = cg__malloc(max * sizeof *p->next);
+    p->keys = cg__calloc(slots, sizeof *p->keys);
+    p->heads = cg__malloc(slots * sizeof *p->heads);
     p->mask = slots - 1;
     p->side = spacing ? spacing : 1;
     p->spacing2 = spacing * spacing;
@@ -546,10 +546,10 @@ static cg_status points_init(points *p, size_t max, uint64_t spacing)
 
 static void points_free(points *p)
 {
-    free(p->xy);
-    free(p->next);
-    free(p->keys);
-    free(p->heads);
+    cg__free(p->xy);
+    cg__free(p->next);
+    cg__free(p->keys);
+    cg__free(p->heads);
 }
 
 /* The slot of bucket (bx, by): where it is, or the empty slot it would take. */
@@ -603,7 +603,7 @@ static cg_status add_points(cg_grid *g, uint64_t *cells, size_t n)
 {
     qsort(cells, n, sizeof *cells, cmp_u64); /* packed y << 32 | x sorts by (y, x) */
     size_t total = g->nmarks + n;
-    cg__mark *m = malloc(total * sizeof *m);
+    cg__mark *m = cg__malloc(total * sizeof *m);
     if (!m)
         return CG_ENOMEM;
     size_t i = 0, j = 0, k = 0;
@@ -616,7 +616,7 @@ static cg_status add_points(cg_grid *g, uint64_t *cells, size_t n)
             j++;
         }
     }
-    free(g->marks);
+    cg__free(g->marks);
     g->marks = m;
     g->nmarks = g->capmarks = total;
     return CG_OK;
@@ -631,7 +631,7 @@ static cg_status list_candidates(const cg_grid *g, const cg_grid *from, uint64_t
     *n = 0;
     if (floor > SIZE_MAX / sizeof **out)
         return CG_EOVERFLOW;
-    uint64_t *v = malloc((size_t)(floor ? floor : 1) * sizeof *v);
+    uint64_t *v = cg__malloc((size_t)(floor ? floor : 1) * sizeof *v);
     if (!v)
         return CG_ENOMEM;
     size_t k = 0, mi = 0;
@@ -686,7 +686,7 @@ cg_status cg__run_poi(const cg__step *step, cg__run *run)
     if (st == CG_OK)
         st = points_init(&p, g->nmarks + count, spacing);
     if (st != CG_OK) {
-        free(cells);
+        cg__free(cells);
         points_free(&p);
         return out_of_memory(step, run, st);
     }
@@ -713,7 +713,7 @@ cg_status cg__run_poi(const cg__step *step, cg__run *run)
             chosen++;
         }
     }
-    free(cells);
+    cg__free(cells);
     if (chosen < count) {
         points_free(&p);
         run->fail_score = chosen;

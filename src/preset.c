@@ -174,7 +174,7 @@ cg_status cg__parse_steps(const char *text, size_t len, cg__step **steps, size_t
             break;
         if (*nsteps == *cap) {
             size_t ncap = *cap ? *cap * 2 : 16;
-            cg__step *p = realloc(*steps, ncap * sizeof *p);
+            cg__step *p = cg__realloc(*steps, ncap * sizeof *p);
             if (!p) {
                 st = CG_ENOMEM;
                 cg__diag(diag, line, 0, "out of memory");

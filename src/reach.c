@@ -35,18 +35,18 @@ void cg__reach_free(cg__reach *r)
 {
     if (!r)
         return;
-    free(r->dist);
-    free(r);
+    cg__free(r->dist);
+    cg__free(r);
 }
 
 cg_status cg__reach_clone(cg__reach **out, const cg__reach *src)
 {
     size_t n = src->stride * ((size_t)src->h + 2);
-    cg__reach *r = malloc(sizeof *r);
-    uint32_t *d = malloc(n * sizeof *d);
+    cg__reach *r = cg__malloc(sizeof *r);
+    uint32_t *d = cg__malloc(n * sizeof *d);
     if (!r || !d) {
-        free(r);
-        free(d);
+        cg__free(r);
+        cg__free(d);
         *out = NULL;
         return CG_ENOMEM;
     }
@@ -109,7 +109,7 @@ static cg_status bitwin_init(bitwin *b, const cg_grid *g, const cg__reach *r)
 {
     b->nwords = ((size_t)r->w + 63) / 64;
     b->stride = b->nwords + 2;
-    b->bits = calloc(b->stride * ((size_t)r->h + 2), sizeof(uint64_t));
+    b->bits = cg__calloc(b->stride * ((size_t)r->h + 2), sizeof(uint64_t));
     if (!b->bits)
         return CG_ENOMEM;
     for (uint32_t wy = 0; wy < r->h; wy++)
@@ -136,7 +136,7 @@ static cg_status search_bitboard(cg__reach *r, const bitwin *fr, const cg_point 
                                  size_t nstarts, uint32_t max_moves)
 {
     size_t n = fr->stride * ((size_t)r->h + 2);
-    uint64_t *mem = calloc(3 * n, sizeof(uint64_t));
+    uint64_t *mem = cg__calloc(3 * n, sizeof(uint64_t));
     if (!mem)
         return CG_ENOMEM;
     bitwin vis = {fr->nwords, fr->stride, mem};
@@ -193,7 +193,7 @@ static cg_status search_bitboard(cg__reach *r, const bitwin *fr, const cg_point 
         if (top <= bottom)
             r->max_distance = d;
     }
-    free(mem);
+    cg__free(mem);
     return CG_OK;
 }
 
@@ -212,7 +212,7 @@ static cg_status search_queue(cg__reach *r, const bitwin *fr, const cg_point *st
             d[wx] = CG__DIST_BLOCKED + (uint32_t)((f[wx >> 6] >> (wx & 63)) & 1);
     }
     uint64_t cells = (uint64_t)r->w * r->h;
-    uint32_t *queue = malloc(((size_t)cells + 4) * sizeof *queue); /* + room for VISIT */
+    uint32_t *queue = cg__malloc(((size_t)cells + 4) * sizeof *queue); /* + room for VISIT */
     if (!queue)
         return CG_ENOMEM;
     size_t head = 0, tail = 0;
@@ -248,7 +248,7 @@ static cg_status search_queue(cg__reach *r, const bitwin *fr, const cg_point *st
     }
     r->count = tail;
     r->max_distance = tail ? r->dist[queue[tail - 1]] : 0;
-    free(queue);
+    cg__free(queue);
     /* Free cells never reached keep UNSEEN, which is CG_UNREACHED. */
     return CG_OK;
 }
@@ -281,7 +281,7 @@ cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts,
     }
     /* The window: every cell within max_moves of a start, clipped. */
     uint32_t m = max_moves;
-    cg__reach *r = calloc(1, sizeof *r);
+    cg__reach *r = cg__calloc(1, sizeof *r);
     if (!r) {
         cg__diag(diag, 0, 0, "out of memory for the reach");
         return CG_ENOMEM;
@@ -300,7 +300,7 @@ cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts,
         cg__diag(diag, 0, 0, "reach window too large");
         return CG_EOVERFLOW;
     }
-    r->dist = malloc(n * sizeof *r->dist);
+    r->dist = cg__malloc(n * sizeof *r->dist);
     if (r->dist && (st = bitwin_init(&fr, grid, r)) == CG_OK) {
         int bitboard = reach_path_override >= 0 ? reach_path_override
                                                 : max_moves <= BITBOARD_MAX_MOVES;
@@ -316,7 +316,7 @@ cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts,
             st = search_queue(r, &fr, starts, nstarts, max_moves);
         }
     }
-    free(fr.bits);
+    cg__free(fr.bits);
     if (st != CG_OK) {
         cg__reach_free(r);
         cg__diag(diag, 0, 0, "out of memory for the reach");

@@ -154,15 +154,15 @@ static cg_status labels_push(cg__labeller *lb, uint32_t x)
             cap = (size_t)UINT32_MAX;
         if (cap > SIZE_MAX / sizeof(uint64_t))
             return CG_EOVERFLOW;
-        uint32_t *p = realloc(lb->parent, cap * sizeof *p);
+        uint32_t *p = cg__realloc(lb->parent, cap * sizeof *p);
         if (!p)
             return CG_ENOMEM;
         lb->parent = p;
-        uint64_t *s = realloc(lb->size, cap * sizeof *s);
+        uint64_t *s = cg__realloc(lb->size, cap * sizeof *s);
         if (!s)
             return CG_ENOMEM;
         lb->size = s;
-        uint32_t *fx = realloc(lb->first_x, cap * sizeof *fx);
+        uint32_t *fx = cg__realloc(lb->first_x, cap * sizeof *fx);
         if (!fx)
             return CG_ENOMEM;
         lb->first_x = fx;
@@ -211,10 +211,10 @@ static void unite(uint32_t *parent, uint32_t a, uint32_t b)
 
 void cg__labeller_free(cg__labeller *lb)
 {
-    free(lb->parent);
-    free(lb->size);
-    free(lb->first_x);
-    free(lb->row_first);
+    cg__free(lb->parent);
+    cg__free(lb->size);
+    cg__free(lb->first_x);
+    cg__free(lb->row_first);
     memset(lb, 0, sizeof *lb);
 }
 
@@ -347,9 +347,9 @@ cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook 
     /* Runs per row <= w/2 + 1; +16 of slack for flatten(). */
     const size_t rcap = (size_t)g->w / 2 + 24;
     lbufs b;
-    uint64_t *words = malloc(5 * nw * sizeof *words);
-    uint32_t *ints = malloc((2 * (nw + 1) + 9 * rcap) * sizeof *ints);
-    lb->row_first = malloc(((size_t)g->h + 1) * sizeof *lb->row_first);
+    uint64_t *words = cg__malloc(5 * nw * sizeof *words);
+    uint32_t *ints = cg__malloc((2 * (nw + 1) + 9 * rcap) * sizeof *ints);
+    lb->row_first = cg__malloc(((size_t)g->h + 1) * sizeof *lb->row_first);
     lb->rows = g->h;
     cg_status st = words && ints && lb->row_first ? CG_OK : CG_ENOMEM;
     if (st == CG_OK) {
@@ -378,8 +378,8 @@ cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook 
 #endif
             st = label_rows_base(lb, g, &b, hook, ctx);
     }
-    free(words);
-    free(ints);
+    cg__free(words);
+    cg__free(ints);
     if (st != CG_OK) {
         cg__labeller_free(lb);
         return st;
@@ -432,7 +432,7 @@ static cg_status grow_stack(span_stack *s)
     size_t cap = s->cap ? s->cap * 2 : 256;
     if (cap > SIZE_MAX / (SPAN * sizeof *s->v))
         return CG_EOVERFLOW;
-    uint32_t *p = realloc(s->v, cap * SPAN * sizeof *p);
+    uint32_t *p = cg__realloc(s->v, cap * SPAN * sizeof *p);
     if (!p)
         return CG_ENOMEM;
     s->v = p;
@@ -557,7 +557,7 @@ static cg_status remove_regions(cg_grid *g, int walls, keep_fn keep, uint64_t ar
         st = flip_region(g, x, y, lb.size[l], walls, &stack);
         any = 1;
     }
-    free(stack.v);
+    cg__free(stack.v);
     cg__labeller_free(&lb);
     if (any && !walls)
         cg__grid_prune_marks(g);
@@ -626,7 +626,7 @@ cg_status cg__flip_regions_except(cg_grid *g, const cg__labeller *lb, uint32_t k
         cg__label_first(lb, (uint32_t)l, &x, &y);
         st = flip_region(g, x, y, lb->size[l], lb->walls, &stack);
     }
-    free(stack.v);
+    cg__free(stack.v);
     return st;
 }
 

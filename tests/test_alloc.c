@@ -109,7 +109,7 @@ static cg_status run_pipeline(const void *ctx)
         cg_pipeline_free(p);
         return st;
     }
-    cg_run_options o = {rc->seed, rc->width, rc->height, NULL, 0};
+    cg_run_options o = {.seed = rc->seed, .width = rc->width, .height = rc->height};
     cg_run_info info;
     st = cg_pipeline_run_ex(p, &o, &map, &info, &diag);
     if (st != CG_OK) {

@@ -21,7 +21,7 @@ static cg_status run_ex(const char *text, uint64_t seed, uint32_t w, uint32_t h,
                         cg_run_info *info, cg_diag *diag)
 {
     cg_pipeline *p = tu_pipeline(text);
-    cg_run_options opt = {seed, w, h, input, max_attempts};
+    cg_run_options opt = {.seed = seed, .width = w, .height = h, .input = input, .max_attempts = max_attempts};
     memset(diag, 0, sizeof *diag);
     cg_status st = cg_pipeline_run_ex(p, &opt, out, info, diag);
     cg_pipeline_free(p);

@@ -248,7 +248,7 @@ static void classic_and_level_presets_make_one_cave(void **state)
                 uint32_t w = sizes[s][0], h = sizes[s][1];
                 cg_grid *g = NULL;
                 cg_run_info info;
-                cg_run_options opt = {seed, w, h, NULL, 0};
+                cg_run_options opt = {.seed = seed, .width = w, .height = h};
                 cg_status st = cg_pipeline_run_ex(p, &opt, &g, &info, &diag);
                 if (st != CG_OK)
                     fail_msg("%s %ux%u seed %llu: %s", names[n], w, h,

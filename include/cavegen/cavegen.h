@@ -177,6 +177,11 @@ typedef struct cg_run_options {
     uint32_t width, height; /* the result's size; 0: the pipeline's default */
     const cg_grid *input;   /* start from a copy of this map; width, height ignored */
     uint32_t max_attempts;  /* 1..CG_MAX_ATTEMPTS; 0: CG_DEFAULT_ATTEMPTS */
+    uint64_t max_memory;    /* bytes the run may hold allocated at once; 0: no limit.
+                             * A run whose estimate (cg_pipeline_memory) is over it
+                             * fails at once, and one whose map needs more (region
+                             * labels, queues) fails at the step that would pass it:
+                             * CG_ENOMEM, info->over_budget set, diag saying so */
 } cg_run_options;
 
 /* How a run went. */
@@ -184,13 +189,17 @@ typedef struct cg_run_info {
     uint32_t attempts; /* attempts made, 1 if the first one met every requirement */
     uint64_t seed;     /* the seed the last attempt ran with (the given one for the
                         * first); running with it reproduces the map in one attempt */
+    uint64_t peak_memory; /* the most the library held allocated at once during the run
+                           * (map, buffers, the steps' work; libpng's own excluded) */
+    int over_budget;      /* with CG_ENOMEM: the run stopped at max_memory (not a
+                           * failed allocation) */
 } cg_run_info;
 
 /* Runs the pipeline like cg_pipeline_run; when a requirement (`entrance`,
  * `exit`, `poi`, `require`) fails, the whole pipeline runs again with the next
  * attempt's seed (docs/placement.md), up to max_attempts, then returns CG_EFAIL
- * with diag naming the requirement. info (may be NULL) is filled on success
- * and on CG_EFAIL. On success *out is a new grid the caller frees. */
+ * with diag naming the requirement. info (may be NULL) is filled whatever the
+ * result. On success *out is a new grid the caller frees. */
 cg_status cg_pipeline_run_ex(const cg_pipeline *pipeline, const cg_run_options *options,
                              cg_grid **out, cg_run_info *info, cg_diag *diag);
 

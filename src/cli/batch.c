@@ -215,14 +215,21 @@ static void run_map(struct batch *b, struct job *job)
 {
     const struct cli_run *run = b->run;
     uint64_t seed = run->seed + job->index; /* wraps mod 2^64: docs/cli.md */
-    cg_run_options ro = {seed, run->width, run->height, run->input, b->opt->max_attempts};
+    cg_run_options ro = {.seed = seed,
+                         .width = run->width,
+                         .height = run->height,
+                         .input = run->input,
+                         .max_attempts = b->opt->max_attempts,
+                         .max_memory = run->map_memory};
     cg_grid *map = NULL;
-    cg_run_info info = {0, seed};
+    cg_run_info info = {.seed = seed};
     cg_diag diag = {0};
 
     cg_status st = cg_pipeline_run_scale(run->pipeline, &ro, &b->scale, &map, &info, &diag);
     if (st != CG_OK) {
-        if (st == CG_ENOMEM)
+        if (st == CG_ENOMEM && info.over_budget)
+            job_fail(b, job, "%s (--max-memory)", diag.message);
+        else if (st == CG_ENOMEM)
             size_message(b, job, run->width, run->height);
         else
             job_fail(b, job, "%s", diag.message[0] ? diag.message : cg_strerror(st));
@@ -382,7 +389,11 @@ static int one_at_a_time(const struct cli_run *run)
 
 int cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_once)
 {
-    cg_run_options ro = {run->seed, run->width, run->height, run->input, run->opt->max_attempts};
+    cg_run_options ro = {.seed = run->seed,
+                         .width = run->width,
+                         .height = run->height,
+                         .input = run->input,
+                         .max_attempts = run->opt->max_attempts};
     cg_run_scale scale = {0};
     uint64_t bytes = 0, grid = 0;
 

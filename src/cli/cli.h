@@ -83,6 +83,7 @@ struct cli_options {
     int quiet;
     enum cli_stats stats;  /* --stats[=FORMAT] */
     uint32_t max_attempts; /* --max-attempts; 0 = the library's default */
+    uint64_t max_memory;   /* --max-memory in bytes; 0 = the machine's physical memory */
 
     /* --reach X,Y|entrance (repeatable) and --moves M: one `reach` step,
      * appended after every other step. It analyses the map rather than
@@ -173,6 +174,7 @@ struct cli_run {
     const char *preset_text;
     size_t preset_text_len;
     unsigned threads;      /* -j resolved: 1 or more */
+    uint64_t map_memory;   /* the memory budget of each map's run, 0: none */
 };
 
 /* Runs the run's maps and writes them, in map order, with their --stats

@@ -31,7 +31,8 @@ enum {
     OPT_MAX_ATTEMPTS,
     OPT_REACH,
     OPT_MOVES,
-    OPT_CHUNK
+    OPT_CHUNK,
+    OPT_MAX_MEMORY
 };
 
 static const struct option long_options[] = {
@@ -54,6 +55,7 @@ static const struct option long_options[] = {
     {"count", required_argument, NULL, 'n'},
     {"jobs", required_argument, NULL, 'j'},
     {"chunk", required_argument, NULL, OPT_CHUNK},
+    {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
     {"list-presets", no_argument, NULL, OPT_LIST_PRESETS},
     {"show-preset", required_argument, NULL, OPT_SHOW_PRESET},
     {"quiet", no_argument, NULL, 'q'},
@@ -106,6 +108,10 @@ void cli_print_help(FILE *fp)
             "      --max-attempts N    runs of the pipeline allowed to meet its\n"
             "                          requirements (entrance, exit, poi, require),\n"
             "                          1..%u; default: %u\n"
+            "      --max-memory SIZE   memory the maps running at once may hold, as 512M,\n"
+            "                          8G (K, M, G, T: powers of 1024); default: the\n"
+            "                          machine's physical memory. A run that would need\n"
+            "                          more fails at once, or at the step that passes it\n"
             "\n"
             "Output:\n"
             "  -o, --output FILE|-     write to FILE; default: stdout ('-')\n"
@@ -247,6 +253,32 @@ static int parse_number(const char *option, const char *s, uint64_t lo, uint64_t
     if (convert_digits(s, n, &v) != 0 || v < lo || v > hi)
         return cli_usage_error("%s: '%s' is not in %" PRIu64 "..%" PRIu64, option, s, lo, hi);
     *value = v;
+    return CLI_EXIT_OK;
+}
+
+/* --max-memory SIZE: digits and one of K, M, G, T (powers of 1024), with an
+ * optional "iB" or "B" after it. A unit is required: a bare 512 would be
+ * bytes to some readers and MiB to others. */
+static int parse_memory(const char *s, uint64_t *bytes)
+{
+    size_t n = digit_span(s);
+    unsigned shift = 0;
+    uint64_t v = 0;
+
+    switch (n > 0 ? s[n] : '\0') {
+    case 'K': case 'k': shift = 10; break;
+    case 'M': case 'm': shift = 20; break;
+    case 'G': case 'g': shift = 30; break;
+    case 'T': case 't': shift = 40; break;
+    default: break;
+    }
+    const char *rest = shift ? s + n + 1 : "";
+    if (!shift || (rest[0] && strcmp(rest, "B") != 0 && strcmp(rest, "iB") != 0))
+        return cli_usage_error("--max-memory: '%s' is not a size such as 512M or 8G", s);
+    if (convert_digits(s, n, &v) != 0 || v == 0 || v > (UINT64_MAX >> shift))
+        return cli_usage_error("--max-memory: '%s' is not in 1K..%" PRIu64 "T", s,
+                               UINT64_MAX >> 40);
+    *bytes = v << shift;
     return CLI_EXIT_OK;
 }
 
@@ -771,6 +803,9 @@ int cli_parse_options(struct cli_options *opt, int argc, char **argv)
             break;
         case OPT_STATS:
             rc = parse_stats(optarg, &opt->stats);
+            break;
+        case OPT_MAX_MEMORY:
+            rc = parse_memory(optarg, &opt->max_memory);
             break;
         case OPT_MAX_ATTEMPTS:
             rc = parse_number("--max-attempts", optarg, 1, CG_MAX_ATTEMPTS, &value);

@@ -80,7 +80,7 @@ static void run_small(const cg_pipeline *p, uint64_t h, const cg_grid *input)
     if (!input) {
         if (cg_pipeline_start_size(p, w, h2, &sw, &sh) != CG_OK) {
             /* Too large once downscaled: the run refuses before allocating. */
-            cg_run_options o = {0, w, h2, NULL, 1};
+            cg_run_options o = {.width = w, .height = h2, .max_attempts = 1};
             cg_grid *g = NULL;
             cg_diag d = {0};
             fuzz_check(cg_pipeline_run_ex(p, &o, &g, NULL, &d) == CG_EINVAL);
@@ -91,16 +91,35 @@ static void run_small(const cg_pipeline *p, uint64_t h, const cg_grid *input)
             return;
     }
 
-    cg_run_options o = {h >> 24, w, h2, input, 2};
+    cg_run_options o = {.seed = h >> 24, .width = w, .height = h2, .input = input, .max_attempts = 2};
     cg_grid *a = NULL, *b = NULL;
     cg_run_info ia, ib;
     cg_diag da = {0}, db = {0};
     cg_status sa = cg_pipeline_run_ex(p, &o, &a, &ia, &da);
-    cg_status sb = cg_pipeline_run_ex(p, &o, &b, &ib, &db);
+    /* The second run has a memory budget of the first one's peak (or the
+     * estimate, if larger): it must not change anything (SPEC 4, mem.h). */
+    uint64_t estimate = 0;
+    cg_run_options ob = o;
+    if (cg_pipeline_memory(p, &o, NULL, &estimate) != CG_OK)
+        estimate = 0;
+    ob.max_memory = ia.peak_memory > estimate ? ia.peak_memory : estimate;
+    cg_status sb = cg_pipeline_run_ex(p, ob.max_memory ? &ob : &o, &b, &ib, &db);
 
     if (sa != sb || strcmp(da.message, db.message) != 0)
         fuzz_fail("two runs disagree: %d '%s' / %d '%s'", (int)sa, da.message, (int)sb,
                   db.message);
+    fuzz_check(ia.peak_memory == ib.peak_memory && !ia.over_budget && !ib.over_budget);
+    /* Any budget under the peak stops the run, cleanly, as over budget. */
+    if (ia.peak_memory > 0 && (h >> 7 & 1)) {
+        cg_run_options oc = o;
+        cg_grid *c = NULL;
+        cg_run_info ic;
+        cg_diag dc = {0};
+        oc.max_memory = 1 + (h >> 32) % ia.peak_memory;
+        fuzz_check(cg_pipeline_run_ex(p, &oc, &c, &ic, &dc) == CG_ENOMEM);
+        fuzz_check(c == NULL && ic.over_budget && ic.peak_memory <= oc.max_memory);
+        fuzz_check(strstr(dc.message, "memory budget") != NULL);
+    }
     if (sa == CG_OK) {
         fuzz_check(a && b);
         fuzz_check(fuzz_grids_equal(a, b));

@@ -1,0 +1,123 @@
+/* mem.h - the library's allocator: every allocation of the library goes
+ * through cg__malloc, cg__calloc, cg__realloc and cg__free, which put a
+ * small header before each block recording its size, so that a pipeline
+ * run can count the bytes it holds and refuse an allocation that would take
+ * it over cg_run_options.max_memory (issue 9, SPEC 7: a size too big fails
+ * with a message, never by the OOM killer). An estimate made before the run
+ * (cg_pipeline_memory) cannot bound what depends on the map - region
+ * labels, queues, candidate lists - so the run checks each allocation
+ * before making it.
+ *
+ * The budget of the run in progress is per thread: a run executes its steps
+ * on the calling thread (parallel stripes allocate nothing), so runs on
+ * different threads never share a count and a map never depends on what
+ * other threads do. Blocks made outside a run, or by another run, are not
+ * counted when freed: the header names the budget that counted them.
+ *
+ * The wrappers are always inlined so that a wrapped malloc (the allocation
+ * failure test, tests/alloc_inject.c) still sees each call site's own
+ * return address. */
+#ifndef CG_MEM_H
+#define CG_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+typedef struct cg__budget {
+    uint64_t limit;    /* bytes the run may hold at once (UINT64_MAX: no limit) */
+    uint64_t used;     /* bytes held now, headers included */
+    uint64_t peak;     /* the most held at once */
+    uint64_t id;       /* nonzero and unique in the process */
+    uint64_t refused;  /* the size of the first allocation refused, or 0 */
+    struct cg__budget *prev; /* the budget of an enclosing run, restored at the end */
+} cg__budget;
+
+/* Starts counting this thread's allocations against b (limit 0: none). */
+void cg__budget_begin(cg__budget *b, uint64_t limit);
+/* Stops counting against b; the enclosing budget, if any, is current again. */
+void cg__budget_end(cg__budget *b);
+
+/* Admits size more bytes to the current budget, if any: 0 when that would
+ * pass its limit. *id gets the budget's id, 0 without one. */
+int cg__mem_admit(size_t size, uint64_t *id);
+/* Gives back size bytes counted by the budget with this id, if it is the
+ * current one. */
+void cg__mem_release(size_t size, uint64_t id);
+
+typedef union cg__mem_hdr {
+    struct {
+        size_t size; /* payload bytes */
+        uint64_t id; /* the budget that counted the block, 0: none */
+    } h;
+    max_align_t align; /* payloads stay aligned as malloc's */
+} cg__mem_hdr;
+
+#define CG__MEM_INLINE static inline __attribute__((always_inline))
+
+CG__MEM_INLINE void *cg__malloc(size_t n)
+{
+    uint64_t id;
+    if (n > SIZE_MAX - sizeof(cg__mem_hdr) || !cg__mem_admit(sizeof(cg__mem_hdr) + n, &id))
+        return NULL;
+    cg__mem_hdr *h = malloc(sizeof *h + n);
+    if (!h) {
+        cg__mem_release(sizeof *h + n, id);
+        return NULL;
+    }
+    h->h.size = n;
+    h->h.id = id;
+    return h + 1;
+}
+
+CG__MEM_INLINE void *cg__calloc(size_t count, size_t size)
+{
+    uint64_t id;
+    if (size && count > (SIZE_MAX - sizeof(cg__mem_hdr)) / size)
+        return NULL;
+    size_t n = count * size;
+    if (!cg__mem_admit(sizeof(cg__mem_hdr) + n, &id))
+        return NULL;
+    cg__mem_hdr *h = calloc(1, sizeof *h + n);
+    if (!h) {
+        cg__mem_release(sizeof *h + n, id);
+        return NULL;
+    }
+    h->h.size = n;
+    h->h.id = id;
+    return h + 1;
+}
+
+/* Like realloc; while the block moves both copies are counted, as both
+ * exist. */
+CG__MEM_INLINE void *cg__realloc(void *p, size_t n)
+{
+    if (!p)
+        return cg__malloc(n);
+    uint64_t id;
+    cg__mem_hdr *old = (cg__mem_hdr *)p - 1;
+    const size_t old_n = old->h.size;
+    const uint64_t old_id = old->h.id;
+    if (n > SIZE_MAX - sizeof(cg__mem_hdr) || !cg__mem_admit(sizeof(cg__mem_hdr) + n, &id))
+        return NULL;
+    cg__mem_hdr *h = realloc(old, sizeof *h + n);
+    if (!h) {
+        cg__mem_release(sizeof *h + n, id);
+        return NULL;
+    }
+    cg__mem_release(sizeof *h + old_n, old_id);
+    h->h.size = n;
+    h->h.id = id;
+    return h + 1;
+}
+
+CG__MEM_INLINE void cg__free(void *p)
+{
+    if (!p)
+        return;
+    cg__mem_hdr *h = (cg__mem_hdr *)p - 1;
+    cg__mem_release(sizeof *h + h->h.size, h->h.id);
+    free(h);
+}
+
+#endif
