@@ -25,11 +25,11 @@
 #include <stdlib.h>
 
 typedef struct cg__budget {
-    uint64_t limit;    /* bytes the run may hold at once (UINT64_MAX: no limit) */
-    uint64_t used;     /* bytes held now, headers included */
-    uint64_t peak;     /* the most held at once */
-    uint64_t id;       /* nonzero and unique in the process */
-    uint64_t refused;  /* the size of the first allocation refused, or 0 */
+    uint64_t limit;          /* bytes the run may hold at once (UINT64_MAX: no limit) */
+    uint64_t used;           /* bytes held now, headers included */
+    uint64_t peak;           /* the most held at once */
+    uint64_t id;             /* nonzero and unique in the process */
+    uint64_t refused;        /* the size of the first allocation refused, or 0 */
     struct cg__budget *prev; /* the budget of an enclosing run, restored at the end */
 } cg__budget;
 

@@ -3,11 +3,11 @@
  * that much gives the same map, one byte less fails cleanly at the step that
  * passes it), a size over the estimate fails before allocating, and budgets
  * of runs on different threads do not mix. */
+#include <cmocka.h>
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
 
 #include <pthread.h>
 #include <string.h>
@@ -49,7 +49,8 @@ static void check_exact(const char *text, uint64_t seed, uint32_t w, uint32_t h,
     }
     checked++;
     if (free_run.st != CG_OK)
-        fail_msg("%s at %ux%u: %s: %s", text, w, h, cg_strerror(free_run.st), free_run.diag.message);
+        fail_msg("%s at %ux%u: %s: %s", text, w, h, cg_strerror(free_run.st),
+                 free_run.diag.message);
     const uint64_t peak = free_run.info.peak_memory;
     assert_true(peak > 0);
     assert_int_equal(free_run.info.over_budget, 0);
@@ -68,8 +69,8 @@ static void check_exact(const char *text, uint64_t seed, uint32_t w, uint32_t h,
 
     run_result short_run = run_with(p, seed, w, h, input, peak - 1);
     if (short_run.st != CG_ENOMEM)
-        fail_msg("%s at %ux%u: a budget of %llu - 1 gave %s", text, w, h,
-                 (unsigned long long)peak, cg_strerror(short_run.st));
+        fail_msg("%s at %ux%u: a budget of %llu - 1 gave %s", text, w, h, (unsigned long long)peak,
+                 cg_strerror(short_run.st));
     assert_null(short_run.map);
     assert_int_equal(short_run.info.over_budget, 1);
     assert_non_null(strstr(short_run.diag.message, "memory budget"));
@@ -83,7 +84,7 @@ static void check_exact(const char *text, uint64_t seed, uint32_t w, uint32_t h,
 static void every_preset_needs_exactly_its_peak(void **state)
 {
     (void)state;
-    static const uint32_t sizes[][2] = {{1, 37}, {37, 1}, {3, 65}, {65, 3},
+    static const uint32_t sizes[][2] = {{1, 37},   {37, 1},   {3, 65},   {65, 3},
                                         {131, 71}, {130, 70}, {201, 129}};
     checked = 0;
     for (size_t i = 0; i < cg_preset_count(); i++) {
