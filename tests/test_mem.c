@@ -3,14 +3,17 @@
  * that much gives the same map, one byte less fails cleanly at the step that
  * passes it), a size over the estimate fails before allocating, and budgets
  * of runs on different threads do not mix. */
-#include <cmocka.h>
+#include <pthread.h>
+#include <string.h>
+
+/* cmocka.h needs these included before it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <pthread.h>
-#include <string.h>
+// clang-format off
+#include <cmocka.h>
+// clang-format on
 
 #include "testutil.h"
 
