@@ -166,58 +166,77 @@ static inline __attribute__((always_inline)) void put(const struct enc *e, struc
 /* ------------------------------------------------------------ Huffman */
 
 /* Code lengths for n symbols from their counts, none longer than maxlen:
- * Huffman's algorithm (O(n^2): n <= 286, once per image), and if a length
- * comes out too long, the counts are halved (nonzero stays nonzero) and it
- * is run again. Symbols with count 0 get length 0. */
+ * Huffman's algorithm, and if a length comes out too long, the counts are
+ * halved (nonzero stays nonzero) and it is run again. Symbols with count 0
+ * get length 0.
+ *
+ * The two-queue form (van Leeuwen, 1976): leaves sorted by weight, merged
+ * nodes made in order of weight, so each step joins the two smallest of the
+ * two queues' fronts - O(n log n) for the sort, then O(n). Ties go to the
+ * lower node number, leaves (0..m-1, in symbol order) before merged nodes
+ * (m.., in order of creation): the same tree as repeatedly picking the two
+ * smallest (weight, number) pairs, so the code is the one a plain O(n^2)
+ * Huffman would give. */
+typedef struct leaf {
+    uint64_t w;
+    int node; /* its number: its place among the symbols with a count */
+} leaf;
+
+static int leaf_cmp(const void *a, const void *b)
+{
+    const leaf *x = a, *y = b;
+    if (x->w != y->w)
+        return x->w < y->w ? -1 : 1;
+    return (x->node > y->node) - (x->node < y->node);
+}
+
 static void build_lengths(const uint64_t *freq, int n, int maxlen, uint8_t *len)
 {
-    uint64_t w[2 * NLIT];
-    int parent[2 * NLIT], sym[NLIT], alive[2 * NLIT];
+    leaf leaves[NLIT];
+    uint64_t f[NLIT], merged[NLIT];   /* merged node k: weight merged[k] */
+    int parent[2 * NLIT], sym[NLIT]; /* node numbers: leaves 0..m-1, merged m.. */
     int m = 0;
     memset(len, 0, (size_t)n);
     for (int i = 0; i < n; i++)
-        if (freq[i])
-            sym[m++] = i;
+        if (freq[i]) {
+            sym[m] = i;
+            f[m++] = freq[i];
+        }
     if (m == 1) {
         len[sym[0]] = 1;
         return;
     }
-    uint64_t f[NLIT];
-    for (int i = 0; i < m; i++)
-        f[i] = freq[sym[i]];
     for (;;) {
-        int nodes = m;
-        for (int i = 0; i < m; i++) {
-            w[i] = f[i];
-            alive[i] = 1;
-            parent[i] = -1;
-        }
+        for (int i = 0; i < m; i++)
+            leaves[i] = (leaf){f[i], i};
+        qsort(leaves, (size_t)m, sizeof *leaves, leaf_cmp);
+        int li = 0, mi = 0, nm = 0; /* fronts of the two queues, merged made */
         for (int step = 0; step < m - 1; step++) {
-            int lo1 = -1, lo2 = -1;
-            for (int i = 0; i < nodes; i++) {
-                if (!alive[i])
-                    continue;
-                if (lo1 < 0 || w[i] < w[lo1]) {
-                    lo2 = lo1;
-                    lo1 = i;
-                } else if (lo2 < 0 || w[i] < w[lo2]) {
-                    lo2 = i;
+            int pick[2];
+            uint64_t sum = 0;
+            for (int k = 0; k < 2; k++) {
+                /* A leaf wins ties: its number is lower. */
+                if (li < m && (mi == nm || leaves[li].w <= merged[mi])) {
+                    sum += leaves[li].w;
+                    pick[k] = leaves[li++].node;
+                } else {
+                    sum += merged[mi];
+                    pick[k] = m + mi++;
                 }
             }
-            w[nodes] = w[lo1] + w[lo2];
-            alive[nodes] = 1;
-            parent[nodes] = -1;
-            alive[lo1] = alive[lo2] = 0;
-            parent[lo1] = parent[lo2] = nodes;
-            nodes++;
+            merged[nm] = sum;
+            parent[pick[0]] = parent[pick[1]] = m + nm;
+            parent[m + nm++] = -1;
         }
-        int longest = 0;
+        /* Depths: a merged node is made after its children, so walking the
+         * nodes from the root down gives each its parent's depth first. */
+        int depth[2 * NLIT], longest = 0;
+        depth[m + nm - 1] = 0;
+        for (int k = m + nm - 2; k >= 0; k--)
+            depth[k] = depth[parent[k]] + 1;
         for (int i = 0; i < m; i++) {
-            int d = 0;
-            for (int k = i; parent[k] >= 0; k = parent[k])
-                d++;
-            len[sym[i]] = (uint8_t)d;
-            longest = d > longest ? d : longest;
+            len[sym[i]] = (uint8_t)depth[i];
+            longest = depth[i] > longest ? depth[i] : longest;
         }
         if (longest <= maxlen)
             return;

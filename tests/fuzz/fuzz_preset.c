@@ -110,12 +110,12 @@ static void run_small(const cg_pipeline *p, uint64_t h, const cg_grid *input)
                   db.message);
     fuzz_check(ia.peak_memory == ib.peak_memory && !ia.over_budget && !ib.over_budget);
     /* Any budget under the peak stops the run, cleanly, as over budget. */
-    if (ia.peak_memory > 0 && (h >> 7 & 1)) {
+    if (ia.peak_memory > 1 && (h >> 7 & 1)) {
         cg_run_options oc = o;
         cg_grid *c = NULL;
         cg_run_info ic;
         cg_diag dc = {0};
-        oc.max_memory = 1 + (h >> 32) % ia.peak_memory;
+        oc.max_memory = 1 + (h >> 32) % (ia.peak_memory - 1); /* 1..peak-1 */
         fuzz_check(cg_pipeline_run_ex(p, &oc, &c, &ic, &dc) == CG_ENOMEM);
         fuzz_check(c == NULL && ic.over_budget && ic.peak_memory <= oc.max_memory);
         fuzz_check(strstr(dc.message, "memory budget") != NULL);
