@@ -214,11 +214,6 @@ void cli_install_signal_handlers(void);
  * Returns CLI_EXIT_OK or CLI_EXIT_FAILURE after printing why. */
 int cli_output_open(struct cli_output *out, const char *path);
 
-/* Encodes grid into out. On failure prints why, aborts out and returns
- * CLI_EXIT_FAILURE. */
-int cli_output_write(struct cli_output *out, const cg_grid *grid,
-                     const cg_write_options *options);
-
 /* Flushes, syncs and renames the temporary file over the target (or flushes
  * stdout). On failure prints why and leaves any existing target untouched. */
 int cli_output_commit(struct cli_output *out);

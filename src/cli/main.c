@@ -25,13 +25,18 @@
 
 /* ------------------------------------------------------------- messages */
 
+static void vmessage(const char *fmt, va_list ap)
+{
+    fputs("cavegen: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 void cli_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("cavegen: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vmessage(fmt, ap);
     va_end(ap);
 }
 
@@ -39,9 +44,7 @@ int cli_usage_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("cavegen: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vmessage(fmt, ap);
     va_end(ap);
     fputs("Try 'cavegen --help' for more information.\n", stderr);
     return CLI_EXIT_USAGE;

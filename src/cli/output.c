@@ -221,31 +221,6 @@ int cli_output_open(struct cli_output *out, const char *path)
     return open_temp(out);
 }
 
-static int write_bytes(void *ctx, const void *data, size_t len)
-{
-    struct cli_output *out = ctx;
-
-    errno = 0;
-    if (len > 0 && fwrite(data, 1, len, out->fp) != len) {
-        out->err = errno ? errno : EIO;
-        return 1;
-    }
-    return 0;
-}
-
-int cli_output_write(struct cli_output *out, const cg_grid *grid, const cg_write_options *options)
-{
-    cg_diag diag = {0};
-    cg_status st = cg_write(grid, options, write_bytes, out, &diag);
-
-    if (st == CG_OK)
-        return CLI_EXIT_OK;
-    if (st == CG_EIO && out->err)
-        return fail(out, out->err);
-    cli_output_abort(out);
-    return report(out, diag.message[0] ? diag.message : cg_strerror(st));
-}
-
 /* Makes the rename itself durable; some file systems cannot sync a
  * directory, and the map is already complete, so errors are ignored. */
 void cli_sync_directory(const char *target)
