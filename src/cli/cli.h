@@ -83,7 +83,7 @@ struct cli_options {
     int quiet;
     enum cli_stats stats;  /* --stats[=FORMAT] */
     uint32_t max_attempts; /* --max-attempts; 0 = the library's default */
-    uint64_t max_memory;   /* --max-memory in bytes; 0 = the machine's physical memory */
+    uint64_t max_memory;   /* --max-memory in bytes; 0 = cli_memory_available() */
 
     /* --reach X,Y|entrance (repeatable) and --moves M: one `reach` step,
      * appended after every other step. It analyses the map rather than
@@ -180,6 +180,18 @@ struct cli_run {
 /* Runs the run's maps and writes them, in map order, with their --stats
  * lines. Returns an exit status, after the messages. */
 int cli_batch_run(const struct cli_run *run);
+
+/* budget.c - SPEC 7: checks what the run needs (cli_batch_memory) against
+ * the memory budget (--max-memory, else cli_memory_available) and sets
+ * run->map_memory, each map's share. Returns an exit status, after the
+ * message. */
+int cli_check_memory(struct cli_run *run);
+
+/* The memory a run may use when --max-memory is not given: what the system
+ * says is available now (else the physical memory), capped by the memory
+ * limit of the control group the tool runs in, less a sixteenth for what
+ * the budget does not count. 0 if none of it can be read (no budget). */
+uint64_t cli_memory_available(void);
 
 /* The bytes of memory one map of the run needs (cg_pipeline_memory plus
  * --stats' scratch), and how many maps run at once; 0 on success, -1 if the

@@ -65,17 +65,6 @@ static void text_error(const char *pre, const char *name, const char *post, cons
         cli_error("%s%s%s: %s", pre, name, post, why);
 }
 
-static void size_error(uint32_t width, uint32_t height)
-{
-    uint64_t bytes = 0;
-
-    if (cg_grid_bytes(width, height, &bytes) == CG_OK)
-        cli_error("out of memory for a %" PRIu32 "x%" PRIu32 " map (%" PRIu64 " MiB)", width,
-                  height, (bytes + MIB - 1) / MIB);
-    else
-        cli_error("out of memory for a %" PRIu32 "x%" PRIu32 " map", width, height);
-}
-
 /* ---------------------------------------------------------------- input */
 
 /* Reads all of fp. Returns 0 or an errno value. */
@@ -277,53 +266,6 @@ static int draw_seed(uint64_t *seed)
     return CLI_EXIT_OK;
 }
 
-/* SPEC 7: a size too big for memory fails before allocating, never by the
- * OOM killer (Linux overcommits, so an allocation the machine cannot back
- * may succeed and the run be killed halfway). The budget is --max-memory,
- * else the machine's physical memory; what the pipeline needs at its peak
- * (cg_pipeline_memory: the map, the automaton's second buffer, a chunk's
- * halo, the steps' own work) times the maps that run at once is checked
- * against it here, and each map then runs with its share as the library's
- * budget, which also bounds what depends on the map (region labels). */
-static int check_memory(struct cli_run *run)
-{
-    uint64_t per_map = 0, budget = run->opt->max_memory;
-    unsigned at_once = 1;
-    long pages = sysconf(_SC_PHYS_PAGES);
-    long page_size = sysconf(_SC_PAGESIZE);
-
-    if (!budget && pages > 0 && page_size > 0)
-        budget = (uint64_t)pages > UINT64_MAX / (uint64_t)page_size
-                     ? UINT64_MAX
-                     : (uint64_t)pages * (uint64_t)page_size;
-    if (cli_batch_memory(run, &per_map, &at_once) != 0) {
-        /* A size the run refuses: the run says why. */
-        if (run->opt->have_chunk || run->input)
-            return CLI_EXIT_OK;
-        uint32_t start_w, start_h;
-        if (cg_pipeline_start_size(run->pipeline, run->width, run->height, &start_w, &start_h) !=
-            CG_OK)
-            return CLI_EXIT_OK;
-        size_error(start_w, start_h);
-        return CLI_EXIT_FAILURE;
-    }
-    run->map_memory = budget / at_once;
-    uint64_t total = per_map > UINT64_MAX / at_once ? UINT64_MAX : per_map * at_once;
-    if (budget && total > budget) {
-        if (at_once > 1)
-            cli_error("%u %" PRIu32 "x%" PRIu32 " maps at once need %" PRIu64
-                      " MiB, over the memory budget of %" PRIu64
-                      " MiB: use fewer -j or raise --max-memory",
-                      at_once, run->width, run->height, (total + MIB - 1) / MIB, budget / MIB);
-        else
-            cli_error("a %" PRIu32 "x%" PRIu32 " map needs %" PRIu64
-                      " MiB, over the memory budget of %" PRIu64 " MiB (--max-memory)",
-                      run->width, run->height, (total + MIB - 1) / MIB, budget / MIB);
-        return CLI_EXIT_FAILURE;
-    }
-    return CLI_EXIT_OK;
-}
-
 /* ------------------------------------------------------------- commands */
 
 static int list_presets(void)
@@ -412,7 +354,7 @@ static int run(const struct cli_options *opt)
 
     struct cli_run job = {opt, pipeline, input, width, height, 0, 0,
                           mt.name, mt.text, mt.len, resolve_jobs(opt->jobs), 0};
-    if ((rc = check_memory(&job)) != CLI_EXIT_OK)
+    if ((rc = cli_check_memory(&job)) != CLI_EXIT_OK)
         goto done;
 
     if (opt->have_seed) {
