@@ -202,8 +202,9 @@ static void build_lengths(const uint64_t *freq, int n, int maxlen, uint8_t *len)
             sym[m] = i;
             f[m++] = freq[i];
         }
-    if (m == 1) {
-        len[sym[0]] = 1;
+    if (m <= 1) { /* one symbol still needs a 1-bit code */
+        if (m == 1)
+            len[sym[0]] = 1;
         return;
     }
     for (;;) {

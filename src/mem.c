@@ -1,7 +1,9 @@
 /* mem.c - the per-run memory budget behind the allocator of mem.h. */
 #include "mem.h"
 
+#include <inttypes.h>
 #include <stdatomic.h>
+#include <stdio.h>
 
 /* The budget of the run in progress on this thread, or NULL. */
 static _Thread_local cg__budget *current;
@@ -22,6 +24,18 @@ void cg__budget_begin(cg__budget *b, uint64_t limit)
 void cg__budget_end(cg__budget *b)
 {
     current = b->prev;
+}
+
+cg__budget *cg__budget_suspend(void)
+{
+    cg__budget *b = current;
+    current = NULL;
+    return b;
+}
+
+void cg__budget_resume(cg__budget *b)
+{
+    current = b;
 }
 
 int cg__mem_admit(size_t size, uint64_t *id)
@@ -48,4 +62,20 @@ void cg__mem_release(size_t size, uint64_t id)
     cg__budget *b = current;
     if (b && id == b->id)
         b->used -= size;
+}
+
+void cg__format_bytes(char *buf, uint64_t bytes, int up)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB"};
+    const unsigned u = bytes >= (UINT64_C(1) << 20) ? 2 : bytes >= 1024 ? 1 : 0, shift = 10 * u;
+    const uint64_t round = up ? (UINT64_C(1) << shift) - 1 : 0;
+    if (u && bytes < (UINT64_C(10) << shift)) { /* tenths: 10..99 */
+        uint64_t t = (bytes * 10 + round) >> shift;
+        if (t % 10 && t < 100) {
+            snprintf(buf, 32, "%" PRIu64 ".%" PRIu64 " %s", t / 10, t % 10, units[u]);
+            return;
+        }
+    }
+    uint64_t whole = (bytes >> shift) + (up && (bytes & round) ? 1 : 0);
+    snprintf(buf, 32, "%" PRIu64 " %s", whole, units[u]);
 }

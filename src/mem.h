@@ -33,10 +33,25 @@ typedef struct cg__budget {
     struct cg__budget *prev; /* the budget of an enclosing run, restored at the end */
 } cg__budget;
 
-/* Starts counting this thread's allocations against b (limit 0: none). */
+/* Starts counting this thread's allocations against b (limit 0: none),
+ * instead of against the enclosing budget if any: nest only budgets whose
+ * limit is within the enclosing one's room. */
 void cg__budget_begin(cg__budget *b, uint64_t limit);
 /* Stops counting against b; the enclosing budget, if any, is current again. */
 void cg__budget_end(cg__budget *b);
+
+/* Around a call into the caller's parallel loop (cg__par_rows): while this
+ * thread waits it may run other work of the caller's, which must not count
+ * against this run. Suspend returns the budget that resume makes current
+ * again. */
+cg__budget *cg__budget_suspend(void);
+void cg__budget_resume(cg__budget *b);
+
+/* A size for messages: in the largest of bytes, KiB and MiB it is at least
+ * one of, with one decimal under 10 when not whole ("512 KiB", "1.9 MiB",
+ * "24105 MiB"); rounded up (a need) or down (a budget). buf holds at least
+ * 32 bytes. */
+void cg__format_bytes(char *buf, uint64_t bytes, int up);
 
 /* Admits size more bytes to the current budget, if any: 0 when that would
  * pass its limit. *id gets the budget's id, 0 without one. */
@@ -45,12 +60,11 @@ int cg__mem_admit(size_t size, uint64_t *id);
  * current one. */
 void cg__mem_release(size_t size, uint64_t id);
 
-typedef union cg__mem_hdr {
-    struct {
-        size_t size; /* payload bytes */
-        uint64_t id; /* the budget that counted the block, 0: none */
-    } h;
-    max_align_t align; /* payloads stay aligned as malloc's */
+/* Aligned as max_align_t, so payloads stay aligned as malloc's: 16 bytes on
+ * x86-64 and AArch64. */
+typedef struct cg__mem_hdr {
+    _Alignas(max_align_t) size_t size; /* payload bytes */
+    uint64_t id;                       /* the budget that counted the block, 0: none */
 } cg__mem_hdr;
 
 #define CG__MEM_INLINE static inline __attribute__((always_inline))
@@ -65,8 +79,8 @@ CG__MEM_INLINE void *cg__malloc(size_t n)
         cg__mem_release(sizeof *h + n, id);
         return NULL;
     }
-    h->h.size = n;
-    h->h.id = id;
+    h->size = n;
+    h->id = id;
     return h + 1;
 }
 
@@ -83,8 +97,8 @@ CG__MEM_INLINE void *cg__calloc(size_t count, size_t size)
         cg__mem_release(sizeof *h + n, id);
         return NULL;
     }
-    h->h.size = n;
-    h->h.id = id;
+    h->size = n;
+    h->id = id;
     return h + 1;
 }
 
@@ -96,8 +110,8 @@ CG__MEM_INLINE void *cg__realloc(void *p, size_t n)
         return cg__malloc(n);
     uint64_t id;
     cg__mem_hdr *old = (cg__mem_hdr *)p - 1;
-    const size_t old_n = old->h.size;
-    const uint64_t old_id = old->h.id;
+    const size_t old_n = old->size;
+    const uint64_t old_id = old->id;
     if (n > SIZE_MAX - sizeof(cg__mem_hdr) || !cg__mem_admit(sizeof(cg__mem_hdr) + n, &id))
         return NULL;
     cg__mem_hdr *h = realloc(old, sizeof *h + n);
@@ -106,8 +120,8 @@ CG__MEM_INLINE void *cg__realloc(void *p, size_t n)
         return NULL;
     }
     cg__mem_release(sizeof *h + old_n, old_id);
-    h->h.size = n;
-    h->h.id = id;
+    h->size = n;
+    h->id = id;
     return h + 1;
 }
 
@@ -116,7 +130,7 @@ CG__MEM_INLINE void cg__free(void *p)
     if (!p)
         return;
     cg__mem_hdr *h = (cg__mem_hdr *)p - 1;
-    cg__mem_release(sizeof *h + h->h.size, h->h.id);
+    cg__mem_release(sizeof *h + h->size, h->id);
     free(h);
 }
 

@@ -6,7 +6,6 @@
  * have its memory; big maps run their fill and passes in stripes of rows
  * through the caller's parallel loop; chunk mode runs the local steps on the
  * window plus a halo and cuts the window out (chunk.c). */
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,7 +145,9 @@ void cg__par_rows(const cg__par *par, const cg_grid *g,
         return;
     }
     stripe_job job = {rows, arg, g->h, (size_t)n};
+    cg__budget *budget = cg__budget_suspend(); /* the stripes allocate nothing */
     par->fn(par->ctx, (size_t)n, stripe_task, &job);
+    cg__budget_resume(budget);
 }
 
 /* How one attempt runs: on an input map or a fresh all-wall grid of
@@ -160,22 +161,19 @@ typedef struct run_plan {
     int64_t origin_x, origin_y; /* world cell of the grid's (0, 0) */
 } run_plan;
 
-#define MIB (UINT64_C(1) << 20)
-
 /* The message of a run stopped by its memory budget (mem.h): which step
  * (NULL: setting up the map) on what size of map. */
 static void over_budget(const cg__budget *b, const cg__step *s, uint32_t w, uint32_t h,
                         cg_diag *diag)
 {
-    const int mib = b->limit >= MIB;
-    const uint64_t limit = mib ? b->limit / MIB : b->limit;
+    char limit[32];
+    cg__format_bytes(limit, b->limit, 0);
     if (s)
         cg__diag(diag, s->line, s->column,
-                 "%s on a %ux%u map needs more than the memory budget of %" PRIu64 " %s",
-                 s->def->name, w, h, limit, mib ? "MiB" : "bytes");
+                 "%s on a %ux%u map needs more than the memory budget of %s", s->def->name, w, h,
+                 limit);
     else
-        cg__diag(diag, 0, 0, "a %ux%u map needs more than the memory budget of %" PRIu64 " %s", w,
-                 h, limit, mib ? "MiB" : "bytes");
+        cg__diag(diag, 0, 0, "a %ux%u map needs more than the memory budget of %s", w, h, limit);
 }
 
 /* One attempt: runs every step on a fresh grid. On CG_EFAIL *failed is the
@@ -406,10 +404,11 @@ cg_status cg_pipeline_run_scale(const cg_pipeline *pipeline, const cg_run_option
     if (options->max_memory && estimate > options->max_memory) {
         uint32_t w = plan.input ? plan.input->w : plan.width - 2 * plan.halo;
         uint32_t h = plan.input ? plan.input->h : plan.height - 2 * plan.halo;
-        cg__diag(diag, 0, 0,
-                 "a %ux%u map needs about %" PRIu64 " MiB, over the memory budget of %" PRIu64
-                 " MiB",
-                 w, h, (estimate + MIB - 1) / MIB, options->max_memory / MIB);
+        char need[32], limit[32];
+        cg__format_bytes(need, estimate, 1);
+        cg__format_bytes(limit, options->max_memory, 0);
+        cg__diag(diag, 0, 0, "a %ux%u map needs at least %s, over the memory budget of %s", w, h,
+                 need, limit);
         if (info)
             info->over_budget = 1;
         return CG_ENOMEM;
@@ -470,28 +469,6 @@ static uint64_t grid_bytes(uint32_t w, uint32_t h)
     return cg_grid_bytes(w, h, &b) == CG_OK ? b : UINT64_MAX;
 }
 
-/* Memory a step allocates for itself while it runs, beyond the map and the
- * second buffer, on a w x h map (the largest figures of place.c, connect.c
- * and reach.c; region labels are not counted: they depend on the map). */
-static uint64_t step_bytes(const cg__step *s, uint32_t w, uint32_t h)
-{
-    uint64_t g = grid_bytes(w, h), cells = (uint64_t)w * h;
-    cg_status (*run)(const cg__step *, cg__run *) = s->def->run;
-    if (run == cg__run_entrance || run == cg__run_exit || run == cg__run_require)
-        return sat_mul(g, 2); /* the connected region and a flood */
-    if (run == cg__run_poi)
-        return sat_add(sat_mul(g, 2), sat_mul(cells, 24)); /* a list of the floor cells */
-    if (run == cg__run_connect)
-        return sat_mul(g, 8); /* its bit planes */
-    if (run == cg__run_reach) {
-        /* A distance and a queue entry per cell of the budget's window. */
-        uint64_t side = sat_add(sat_mul(s->u.reach.moves, 2), 1);
-        uint64_t window = sat_mul(sat_mul(side, side), s->u.reach.nstarts + 1u);
-        return sat_mul(window < cells ? window : cells, 8);
-    }
-    return 0;
-}
-
 cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *options,
                              const cg_run_scale *scale, uint64_t *bytes)
 {
@@ -507,7 +484,12 @@ cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *
         if (needs_scratch(&pipeline->steps[i]))
             last_pass = i;
 
-    /* Walk the steps as run_once does, adding up the grids alive at each. */
+    /* Walk the steps as run_once does, adding up the grids alive at each:
+     * what every run that succeeds allocates. The steps' own arrays depend
+     * on the map (a reach's window, a poi's candidates, connect's planes
+     * only with several regions, labels): the budget counts them as they
+     * come, and leaving them out keeps this a lower bound, so a budget of a
+     * run's peak is never refused up front. */
     uint64_t map = grid_bytes(w, h), scratch = 0, connected = 0, peak = map;
     for (size_t i = 0; i < pipeline->n; i++) {
         const cg__step *s = &pipeline->steps[i];
@@ -515,7 +497,9 @@ cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *
             continue;
         if (i <= last_pass && needs_scratch(s))
             scratch = map;
-        uint64_t now = sat_add(sat_add(map, scratch), sat_add(connected, step_bytes(s, w, h)));
+        uint64_t now = sat_add(sat_add(map, scratch), connected);
+        if (s->def->run == cg__run_entrance)
+            now = sat_add(now, map); /* the flood it keeps, made before the old one goes */
         if (s->def->run == cg__run_downscale) {
             uint32_t k = s->u.downscale.k;
             w = (uint32_t)((w + (uint64_t)k - 1) / k);

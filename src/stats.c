@@ -23,7 +23,7 @@ static uint64_t count_dead_ends(const cg_grid *g)
     return total;
 }
 
-cg_status cg_grid_stats(const cg_grid *grid, cg_stats *stats)
+static cg_status compute(const cg_grid *grid, cg_stats *stats)
 {
     cg_stats s = {0};
     s.width = grid->w;
@@ -42,6 +42,34 @@ cg_status cg_grid_stats(const cg_grid *grid, cg_stats *stats)
         return st;
     *stats = s;
     return CG_OK;
+}
+
+cg_status cg_grid_stats_ex(const cg_grid *grid, uint64_t max_memory, cg_stats *stats,
+                           cg_diag *diag)
+{
+    /* Without a limit of its own, a call made under a budget (the JSON
+     * writer's) counts against that one. */
+    cg__budget budget = {0};
+    if (max_memory)
+        cg__budget_begin(&budget, max_memory);
+    cg_status st = compute(grid, stats);
+    if (max_memory)
+        cg__budget_end(&budget);
+    if (st == CG_ENOMEM && budget.refused) {
+        char limit[32];
+        cg__format_bytes(limit, budget.limit, 0);
+        cg__diag(diag, 0, 0, "the statistics of a %ux%u map need more than the memory budget of %s",
+                 grid->w, grid->h, limit);
+    } else if (st == CG_ENOMEM) {
+        cg__diag(diag, 0, 0, "out of memory computing the statistics of a %ux%u map", grid->w,
+                 grid->h);
+    }
+    return st;
+}
+
+cg_status cg_grid_stats(const cg_grid *grid, cg_stats *stats)
+{
+    return cg_grid_stats_ex(grid, 0, stats, NULL);
 }
 
 size_t cg_grid_marker_count(const cg_grid *grid)

@@ -69,10 +69,33 @@ cg_status cg_format_from_path(const char *path, cg_format *format)
     return CG_EINVAL;
 }
 
+static cg_status write_format(const cg_grid *grid, cg_format format, uint32_t scale,
+                              const cg_map_info *in, cg_write_fn write, void *ctx, cg_diag *diag)
+{
+    switch (format) {
+    case CG_FORMAT_ASCII:
+        return cg__write_ascii(grid, write, ctx, diag);
+    case CG_FORMAT_PNG:
+        return cg__write_png(grid, scale, write, ctx, diag);
+    case CG_FORMAT_JSON:
+        return cg__write_json(grid, in, write, ctx, diag);
+    case CG_FORMAT_TMX:
+        return cg__write_tiled(grid, in, 0, write, ctx, diag);
+    case CG_FORMAT_TMJ:
+        return cg__write_tiled(grid, in, 1, write, ctx, diag);
+    case CG_FORMAT_PBM:
+        return cg__write_pbm(grid, scale, write, ctx, diag);
+    case CG_FORMAT_DISTANCES:
+        return cg__write_distances(grid, write, ctx, diag);
+    }
+    cg__diag(diag, 0, 0, "unknown format %d", (int)format);
+    return CG_EINVAL;
+}
+
 cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options, const cg_map_info *info,
                       cg_write_fn write, void *ctx, cg_diag *diag)
 {
-    static const cg_write_options defaults = {CG_FORMAT_ASCII, 0};
+    static const cg_write_options defaults = {CG_FORMAT_ASCII, 0, 0};
     static const cg_map_info unknown = {0, 0, 0, 0, NULL, NULL, 0};
     const cg_write_options *o = options ? options : &defaults;
     const cg_map_info *in = info ? info : &unknown;
@@ -89,24 +112,24 @@ cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options, cons
         cg__diag(diag, 0, 0, "the map info has a preset text length but no text");
         return CG_EINVAL;
     }
-    switch (o->format) {
-    case CG_FORMAT_ASCII:
-        return cg__write_ascii(grid, write, ctx, diag);
-    case CG_FORMAT_PNG:
-        return cg__write_png(grid, scale, write, ctx, diag);
-    case CG_FORMAT_JSON:
-        return cg__write_json(grid, in, write, ctx, diag);
-    case CG_FORMAT_TMX:
-        return cg__write_tiled(grid, in, 0, write, ctx, diag);
-    case CG_FORMAT_TMJ:
-        return cg__write_tiled(grid, in, 1, write, ctx, diag);
-    case CG_FORMAT_PBM:
-        return cg__write_pbm(grid, scale, write, ctx, diag);
-    case CG_FORMAT_DISTANCES:
-        return cg__write_distances(grid, write, ctx, diag);
+    /* The writers hold a few rows, but JSON's figures label the regions:
+     * held to the caller's budget like a run (mem.h). */
+    cg__budget budget = {0};
+    if (o->max_memory)
+        cg__budget_begin(&budget, o->max_memory);
+    cg_status st = write_format(grid, o->format, scale, in, write, ctx, diag);
+    if (o->max_memory)
+        cg__budget_end(&budget);
+    if (st == CG_ENOMEM && budget.refused) {
+        char limit[32];
+        cg__format_bytes(limit, budget.limit, 0);
+        cg__diag(diag, 0, 0, "writing a %ux%u map as %s needs more than the memory budget of %s",
+                 grid->w, grid->h, cg_format_name(o->format), limit);
+    } else if (st == CG_ENOMEM && diag && !diag->message[0]) {
+        cg__diag(diag, 0, 0, "out of memory writing a %ux%u map as %s", grid->w, grid->h,
+                 cg_format_name(o->format));
     }
-    cg__diag(diag, 0, 0, "unknown format %d", (int)o->format);
-    return CG_EINVAL;
+    return st;
 }
 
 cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_write_fn write,

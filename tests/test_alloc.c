@@ -185,7 +185,7 @@ static cg_status write_format(const void *ctx)
     const write_case *wc = ctx;
     static const char preset[] = "fill 45\ngenerations 4 r1=5 r2=2\n";
     cg_map_info info = {1, 42, 43, 2, "custom", preset, sizeof preset - 1};
-    cg_write_options o = {wc->format, wc->scale};
+    cg_write_options o = {.format = wc->format, .scale = wc->scale};
     uint64_t h = 0;
     cg_diag diag = {0};
     cg_status st = cg_write_ex(wc->map, &o, &info, hash_sink, &h, &diag);

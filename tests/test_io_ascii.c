@@ -298,7 +298,7 @@ static void failing_write_callback_gives_eio(void **state)
     (void)state;
     cg_grid *g = NULL;
     assert_int_equal(cg_grid_new(&g, 70, 40), CG_OK);
-    cg_write_options opt = {CG_FORMAT_ASCII, 0};
+    cg_write_options opt = {.format = CG_FORMAT_ASCII, .scale = 0};
     /* Count the calls of a successful write, then fail each one in turn. */
     tu_buf ok = {0};
     cg_diag diag = {0};

@@ -216,7 +216,7 @@ static void write_json(const cg_grid *g, const cg_map_info *info, const char *na
     snprintf(path, cap, "%s/%s.json", workdir, name);
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
-    cg_write_options opt = {CG_FORMAT_JSON, 0};
+    cg_write_options opt = {.format = CG_FORMAT_JSON, .scale = 0};
     cg_diag diag = {0};
     assert_int_equal(cg_write_ex(g, &opt, info, tt_file_write, f, &diag), CG_OK);
     assert_int_equal(fclose(f), 0);
@@ -381,7 +381,7 @@ static void json_bytes_depend_only_on_the_map_and_info(void **state)
     cg_grid *b = tu_run("fill 45\ngenerations 4 r1=5 r2=2\nentrance\nexit", 9, 70, 30, NULL);
     cg_map_info info = {1, 9, 9, 1, "x", "fill 45\n", 8};
     tu_buf ba = {0}, bb = {0};
-    cg_write_options opt = {CG_FORMAT_JSON, 0};
+    cg_write_options opt = {.format = CG_FORMAT_JSON, .scale = 0};
     cg_diag diag = {0};
     assert_int_equal(cg_write_ex(a, &opt, &info, tu_buf_write, &ba, &diag), CG_OK);
     assert_int_equal(cg_write_ex(b, &opt, &info, tu_buf_write, &bb, &diag), CG_OK);
@@ -469,7 +469,7 @@ static void a_failing_callback_fails_the_write_at_any_point(void **state)
 {
     (void)state;
     cg_grid *g = tu_run("fill 45\ngenerations 3 r1=5 r2=-1", 3, 300, 300, NULL);
-    cg_write_options opt = {CG_FORMAT_JSON, 0};
+    cg_write_options opt = {.format = CG_FORMAT_JSON, .scale = 0};
     cg_diag diag = {0};
     tu_buf all = {0};
     assert_int_equal(cg_write(g, &opt, tu_buf_write, &all, &diag), CG_OK);

@@ -16,7 +16,7 @@
 static tu_buf write_pbm(const cg_grid *g, uint32_t scale)
 {
     tu_buf b = {0};
-    cg_write_options opt = {CG_FORMAT_PBM, scale};
+    cg_write_options opt = {.format = CG_FORMAT_PBM, .scale = scale};
     cg_diag diag = {0};
     assert_int_equal(cg_write(g, &opt, tu_buf_write, &b, &diag), CG_OK);
     return b;
@@ -145,7 +145,7 @@ static void pngcheck_accepts_the_png_output_too(void **state)
     for (int m = 0; m < 2; m++)
         for (uint32_t scale = 1; scale <= 5; scale += 2) {
             tu_buf b = {0};
-            cg_write_options opt = {CG_FORMAT_PNG, scale};
+            cg_write_options opt = {.format = CG_FORMAT_PNG, .scale = scale};
             cg_diag diag = {0};
             assert_int_equal(cg_write(maps[m], &opt, tu_buf_write, &b, &diag), CG_OK);
             snprintf(path, sizeof path, "%s/m%d-%u.png", dir, m, scale);
@@ -167,14 +167,14 @@ static void a_failing_callback_fails_the_write(void **state)
     for (int k = 1; k <= all.calls; k++) {
         tu_buf b = {0};
         b.fail_at = k;
-        cg_write_options opt = {CG_FORMAT_PBM, 2};
+        cg_write_options opt = {.format = CG_FORMAT_PBM, .scale = 2};
         cg_diag diag = {0};
         assert_int_equal(cg_write(g, &opt, tu_buf_write, &b, &diag), CG_EIO);
         assert_string_equal(diag.message, "write failed");
         tu_buf_free(&b);
     }
     tu_buf_free(&all);
-    cg_write_options big = {CG_FORMAT_PBM, 65};
+    cg_write_options big = {.format = CG_FORMAT_PBM, .scale = 65};
     cg_diag diag = {0};
     tu_buf b = {0};
     assert_int_equal(cg_write(g, &big, tu_buf_write, &b, &diag), CG_EINVAL);

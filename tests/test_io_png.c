@@ -112,7 +112,7 @@ static int has_markers(const cg_grid *g)
 
 static void write_png(const cg_grid *g, uint32_t scale, tu_buf *out)
 {
-    cg_write_options opt = {CG_FORMAT_PNG, scale};
+    cg_write_options opt = {.format = CG_FORMAT_PNG, .scale = scale};
     cg_diag diag = {0};
     memset(out, 0, sizeof *out);
     cg_status st = cg_write(g, &opt, tu_buf_write, out, &diag);
@@ -269,7 +269,7 @@ static void png_rejects_scale_above_64(void **state)
     assert_int_equal(cg_grid_new(&g, 2, 2), CG_OK);
     const uint32_t bad[] = {65, 1000, UINT32_MAX};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        cg_write_options opt = {CG_FORMAT_PNG, bad[k]};
+        cg_write_options opt = {.format = CG_FORMAT_PNG, .scale = bad[k]};
         tu_buf buf = {0};
         cg_diag diag = {0};
         assert_int_equal(cg_write(g, &opt, tu_buf_write, &buf, &diag), CG_EINVAL);
@@ -284,7 +284,7 @@ static void failing_write_callback_gives_eio(void **state)
     (void)state;
     uint64_t rng = 9;
     cg_grid *g = random_grid(80, 50, &rng);
-    cg_write_options opt = {CG_FORMAT_PNG, 4};
+    cg_write_options opt = {.format = CG_FORMAT_PNG, .scale = 4};
     tu_buf ok = {0};
     cg_diag diag = {0};
     assert_int_equal(cg_write(g, &opt, tu_buf_write, &ok, &diag), CG_OK);

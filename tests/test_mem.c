@@ -36,9 +36,9 @@ static run_result run_with(const cg_pipeline *p, uint64_t seed, uint32_t w, uint
     return r;
 }
 
-/* Runs text once without a budget to learn its peak P, then with max(P,
- * the estimate) - the same map and peak - and with P - 1: CG_ENOMEM marked
- * over budget, no map, a message naming the budget. */
+/* Runs text once without a budget to learn its peak P (which the estimate
+ * must not pass), then with P - the same map and peak - and with P - 1:
+ * CG_ENOMEM marked over budget, no map, a message naming the budget. */
 static void check_exact(const char *text, uint64_t seed, uint32_t w, uint32_t h,
                         const cg_grid *input)
 {
@@ -62,7 +62,11 @@ static void check_exact(const char *text, uint64_t seed, uint32_t w, uint32_t h,
     uint64_t estimate = 0;
     assert_int_equal(cg_pipeline_memory(p, &o, NULL, &estimate), CG_OK);
 
-    run_result enough = run_with(p, seed, w, h, input, peak > estimate ? peak : estimate);
+    /* The estimate is a lower bound: a budget of the peak passes it. */
+    if (estimate > peak)
+        fail_msg("%s at %ux%u: estimate %llu over the peak %llu", text, w, h,
+                 (unsigned long long)estimate, (unsigned long long)peak);
+    run_result enough = run_with(p, seed, w, h, input, peak);
     if (enough.st != CG_OK)
         fail_msg("%s at %ux%u: a budget of its peak %llu failed: %s", text, w, h,
                  (unsigned long long)peak, enough.diag.message);
@@ -127,7 +131,7 @@ static void map_dependent_steps_need_exactly_their_peak(void **state)
     cg_grid_free(input);
 }
 
-/* Over the estimate (cg_pipeline_memory): refused before allocating. */
+/* Grids over the budget (cg_pipeline_memory): refused before allocating. */
 static void a_size_over_the_estimate_fails_at_once(void **state)
 {
     (void)state;
@@ -137,7 +141,7 @@ static void a_size_over_the_estimate_fails_at_once(void **state)
     assert_null(r.map);
     assert_int_equal(r.info.over_budget, 1);
     assert_int_equal(r.info.peak_memory, 0); /* nothing was allocated */
-    assert_non_null(strstr(r.diag.message, "a 1048576x1048576 map needs about"));
+    assert_non_null(strstr(r.diag.message, "a 1048576x1048576 map needs at least"));
     assert_non_null(strstr(r.diag.message, "over the memory budget of 1024 MiB"));
     cg_pipeline_free(p);
 }
@@ -221,6 +225,49 @@ static void budgets_of_runs_on_other_threads_do_not_mix(void **state)
     cg_pipeline_free(p);
 }
 
+static int discard(void *ctx, const void *data, size_t len)
+{
+    (void)ctx;
+    (void)data;
+    (void)len;
+    return 0;
+}
+
+/* cg_grid_stats_ex and cg_write_options.max_memory: the figures label the
+ * map's regions, and JSON computes them inside the writer, where they count
+ * against the writer's budget. */
+static void statistics_and_writers_are_held_to_their_budget(void **state)
+{
+    (void)state;
+    cg_grid *map = tu_run("fill 50\n", 9, 2000, 1000, NULL); /* about 10^6 regions */
+    cg_stats want, got;
+    cg_diag diag = {0};
+    assert_int_equal(cg_grid_stats(map, &want), CG_OK);
+    assert_int_equal(cg_grid_stats_ex(map, UINT64_C(1) << 30, &got, &diag), CG_OK);
+    assert_memory_equal(&got, &want, sizeof got);
+    assert_int_equal(cg_grid_stats_ex(map, UINT64_C(1) << 20, &got, &diag), CG_ENOMEM);
+    assert_string_equal(diag.message, "the statistics of a 2000x1000 map need more than the "
+                                      "memory budget of 1 MiB");
+
+    cg_write_options o = {.format = CG_FORMAT_ASCII, .max_memory = UINT64_C(1) << 20};
+    memset(&diag, 0, sizeof diag);
+    assert_int_equal(cg_write(map, &o, discard, NULL, &diag), CG_OK);
+    o.format = CG_FORMAT_JSON;
+    assert_int_equal(cg_write(map, &o, discard, NULL, &diag), CG_ENOMEM);
+    assert_string_equal(diag.message, "writing a 2000x1000 map as json needs more than the "
+                                      "memory budget of 1 MiB");
+    o.max_memory = UINT64_C(1) << 30;
+    tu_buf a = {0}, b = {0};
+    assert_int_equal(cg_write(map, &o, tu_buf_write, &a, &diag), CG_OK);
+    o.max_memory = 0;
+    assert_int_equal(cg_write(map, &o, tu_buf_write, &b, &diag), CG_OK);
+    assert_int_equal(a.len, b.len);
+    assert_memory_equal(a.data, b.data, a.len);
+    tu_buf_free(&a);
+    tu_buf_free(&b);
+    cg_grid_free(map);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -230,6 +277,7 @@ int main(void)
         cmocka_unit_test(the_step_over_the_budget_is_named),
         cmocka_unit_test(other_failures_are_not_over_budget),
         cmocka_unit_test(budgets_of_runs_on_other_threads_do_not_mix),
+        cmocka_unit_test(statistics_and_writers_are_held_to_their_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -607,7 +607,7 @@ static void markers_show_in_png_in_their_colours(void **state)
     snprintf(text, sizeof text, "%sentrance\nexit\npoi count=5 spacing=8\n", level_like);
     cg_grid *g = tu_run(text, 7, 50, 30, NULL);
     tu_buf buf = {0};
-    cg_write_options opt = {CG_FORMAT_PNG, 3};
+    cg_write_options opt = {.format = CG_FORMAT_PNG, .scale = 3};
     cg_diag diag = {0};
     assert_int_equal(cg_write(g, &opt, tu_buf_write, &buf, &diag), CG_OK);
     png_image img;

@@ -331,7 +331,7 @@ static void distances_format_lists_reached_cells_in_scan_order(void **state)
     cg_diag d = {0};
     cg_grid *g = run_step("#####\n#..x#\n#.#.#\n#####\n", "reach from=2,1 moves=5", CG_OK, &d);
     tu_buf b = {0};
-    cg_write_options o = {CG_FORMAT_DISTANCES, 0};
+    cg_write_options o = {.format = CG_FORMAT_DISTANCES, .scale = 0};
     assert_int_equal(cg_write(g, &o, tu_buf_write, &b, &d), CG_OK);
     assert_string_equal(b.data, "x,y,distance\n1,1,1\n2,1,0\n1,2,2\n");
     tu_buf_free(&b);
@@ -348,7 +348,7 @@ static void png_ramp_runs_from_near_to_far(void **state)
     cg_diag d = {0};
     cg_grid *g = run_step("######\n#<...#\n######\n", "reach from=entrance", CG_OK, &d);
     tu_buf b = {0};
-    cg_write_options o = {CG_FORMAT_PNG, 2};
+    cg_write_options o = {.format = CG_FORMAT_PNG, .scale = 2};
     assert_int_equal(cg_write(g, &o, tu_buf_write, &b, &d), CG_OK);
     png_image img;
     memset(&img, 0, sizeof img);

@@ -233,7 +233,7 @@ static inline void tu_buf_free(tu_buf *b)
 static inline char *tu_ascii(const cg_grid *g)
 {
     tu_buf b = {0};
-    cg_write_options opt = {CG_FORMAT_ASCII, 0};
+    cg_write_options opt = {.format = CG_FORMAT_ASCII, .scale = 0};
     cg_diag diag = {0};
     assert_int_equal(cg_write(g, &opt, tu_buf_write, &b, &diag), CG_OK);
     if (!b.data) {

@@ -178,10 +178,11 @@ typedef struct cg_run_options {
     const cg_grid *input;   /* start from a copy of this map; width, height ignored */
     uint32_t max_attempts;  /* 1..CG_MAX_ATTEMPTS; 0: CG_DEFAULT_ATTEMPTS */
     uint64_t max_memory;    /* bytes the run may hold allocated at once; 0: no limit.
-                             * A run whose estimate (cg_pipeline_memory) is over it
+                             * A run whose grids (cg_pipeline_memory) are over it
                              * fails at once, and one whose map needs more (region
                              * labels, queues) fails at the step that would pass it:
-                             * CG_ENOMEM, info->over_budget set, diag saying so */
+                             * CG_ENOMEM, info->over_budget set, diag saying so. A
+                             * budget of a successful run's peak_memory is enough */
 } cg_run_options;
 
 /* How a run went. */
@@ -242,11 +243,13 @@ cg_status cg_pipeline_run_scale(const cg_pipeline *pipeline, const cg_run_option
  * with diag naming the first step that needs the whole map. */
 cg_status cg_pipeline_chunk_halo(const cg_pipeline *pipeline, uint32_t *halo, cg_diag *diag);
 
-/* The memory a run needs at its peak for its grids (the map, the second
- * buffer of the automaton steps, a chunk's halo, placement's copy), so a
- * caller can refuse a size before allocating it. Region labels (about 16
- * bytes per region of the map) are not counted. CG_EINVAL for a size the
- * run would refuse, CG_EOVERFLOW if the figure does not fit. */
+/* A lower bound of the memory a run holds at its peak: its grids (the map,
+ * the second buffer of the automaton steps, a chunk's halo, placement's
+ * copy), which every run that succeeds allocates, so a caller can refuse a
+ * size before allocating anything. The steps' own arrays depend on the map
+ * (region labels, queues, candidate lists) and come on top; max_memory
+ * counts them during the run. CG_EINVAL for a size the run would refuse,
+ * CG_EOVERFLOW if the figure does not fit. */
 cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *options,
                              const cg_run_scale *scale, uint64_t *bytes);
 
@@ -264,9 +267,15 @@ typedef struct cg_stats {
                               * -1 without both or when the exit is unreachable */
 } cg_stats;
 
-/* Computes the figures of grid. CG_ENOMEM if the scratch memory (about one
- * grid) cannot be allocated. */
+/* Computes the figures of grid. CG_ENOMEM if the scratch memory (one grid,
+ * and region labels, which depend on the map) cannot be allocated. */
 cg_status cg_grid_stats(const cg_grid *grid, cg_stats *stats);
+
+/* cg_grid_stats held to a memory budget as cg_run_options.max_memory (0: no
+ * limit): CG_ENOMEM with diag (may be NULL) saying so when the figures need
+ * more. */
+cg_status cg_grid_stats_ex(const cg_grid *grid, uint64_t max_memory, cg_stats *stats,
+                           cg_diag *diag);
 
 /* ------------------------------------------------------ built-in presets */
 
@@ -302,7 +311,10 @@ typedef int (*cg_write_fn)(void *ctx, const void *data, size_t len);
 
 typedef struct cg_write_options {
     cg_format format;
-    uint32_t scale; /* PNG pixels per cell, 1..64; 0 means 4 */
+    uint32_t scale;      /* PNG pixels per cell, 1..64; 0 means 4 */
+    uint64_t max_memory; /* bytes the writer may allocate at once (JSON's figures label
+                          * the map's regions); 0: no limit. Over it: CG_ENOMEM with
+                          * diag saying so, as cg_run_options.max_memory */
 } cg_write_options;
 
 /* Writes grid in the chosen format through write. The bytes depend only on

@@ -99,7 +99,7 @@ struct job {
     struct buf text; /* its bytes for stdout, unless written directly */
     cg_grid *map;    /* kept for --stats until they are computed */
     cg_run_info info;
-    char stats[640];  /* its --stats line */
+    char stats[640];  /* its --stats line, or why they failed */
     int stats_failed; /* out of memory computing them */
     int failed;       /* msg says why (empty: nothing worth saying) */
     char msg[768];
@@ -150,11 +150,15 @@ static void format_stats(const struct batch *b, struct job *job)
     cg_stats s;
     char index[40] = "";
 
-    cg_status st = cg_grid_stats(job->map, &s);
+    cg_diag diag = {0};
+
+    cg_status st = cg_grid_stats_ex(job->map, b->wopt.max_memory, &s, &diag);
     cg_grid_free(job->map);
     job->map = NULL;
     if (st != CG_OK) {
         job->stats_failed = 1;
+        snprintf(job->stats, sizeof job->stats, "%s",
+                 diag.message[0] ? diag.message : "out of memory computing the map's statistics");
         return;
     }
     uint64_t cells = (uint64_t)s.width * s.height;
@@ -267,8 +271,7 @@ static void run_map(struct batch *b, struct job *job)
         }
     }
     if (st == CG_ENOMEM)
-        job_fail(b, job, "out of memory writing a %" PRIu32 "x%" PRIu32 " map", cg_grid_width(map),
-                 cg_grid_height(map));
+        job_fail(b, job, "%s", diag.message);
     else if (st != CG_OK)
         write_error(b, job, err, st, &diag);
     if (st != CG_OK || b->opt->stats == CLI_STATS_NONE) {
@@ -537,7 +540,7 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
             format_stats(b, job);
         if (rc == CLI_EXIT_OK && opt->stats != CLI_STATS_NONE) {
             if (job->stats_failed) {
-                cli_error("out of memory computing the map's statistics");
+                cli_error("%s", job->stats);
                 rc = CLI_EXIT_FAILURE;
             } else {
                 fputs(job->stats, stderr);
@@ -570,7 +573,17 @@ int cli_batch_run(const struct cli_run *run)
     b.opt = opt;
     b.batch = opt->count != 0;
     b.stream = opt->output == NULL;
-    b.wopt = (cg_write_options){opt->format, opt->scale};
+    /* Writing and --stats run after the map is made, while it is held: the
+     * rest of the map's share of the budget is theirs. */
+    uint64_t map_bytes = 0;
+    if (run->map_memory && cg_grid_bytes(run->width, run->height, &map_bytes) != CG_OK)
+        map_bytes = 0;
+    b.wopt = (cg_write_options){
+        .format = opt->format,
+        .scale = opt->scale,
+        .max_memory = !run->map_memory         ? 0
+                      : run->map_memory > map_bytes ? run->map_memory - map_bytes
+                                                  : 1};
     if (opt->have_chunk) {
         /* --chunk CX,CY is the window at (CX*W, CY*H): |CX| < 2^31 and
          * W <= 2^20, so the product fits. */

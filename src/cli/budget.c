@@ -79,6 +79,25 @@ uint64_t cli_memory_available(void)
     return avail - avail / 16;
 }
 
+/* A size for messages, as the library writes them (cg__format_bytes):
+ * "512 KiB", "1.9 MiB", "24105 MiB"; rounded up (a need) or down (a
+ * budget). */
+static void format_bytes(char buf[32], uint64_t bytes, int up)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB"};
+    const unsigned u = bytes >= MIB ? 2 : bytes >= 1024 ? 1 : 0, shift = 10 * u;
+    const uint64_t round = up ? (UINT64_C(1) << shift) - 1 : 0;
+    if (u && bytes < (UINT64_C(10) << shift)) { /* tenths: 10..99 */
+        uint64_t t = (bytes * 10 + round) >> shift;
+        if (t % 10 && t < 100) {
+            snprintf(buf, 32, "%" PRIu64 ".%" PRIu64 " %s", t / 10, t % 10, units[u]);
+            return;
+        }
+    }
+    uint64_t whole = (bytes >> shift) + (up && (bytes & round) ? 1 : 0);
+    snprintf(buf, 32, "%" PRIu64 " %s", whole, units[u]);
+}
+
 /* A start size whose grid alone does not fit in 64 bits. */
 static void size_error(uint32_t width, uint32_t height)
 {
@@ -98,6 +117,7 @@ int cli_check_memory(struct cli_run *run)
 
     if (!budget)
         budget = cli_memory_available();
+    run->map_memory = budget; /* refined below, once the maps at once are known */
     if (cli_batch_memory(run, &per_map, &at_once) != 0) {
         /* A size the run refuses: the run says why. */
         if (run->opt->have_chunk || run->input)
@@ -112,15 +132,17 @@ int cli_check_memory(struct cli_run *run)
     run->map_memory = budget / at_once;
     uint64_t total = per_map > UINT64_MAX / at_once ? UINT64_MAX : per_map * at_once;
     if (budget && total > budget) {
+        char need[32], limit[32];
+        format_bytes(need, total, 1);
+        format_bytes(limit, budget, 0);
         if (at_once > 1)
-            cli_error("%u %" PRIu32 "x%" PRIu32 " maps at once need %" PRIu64
-                      " MiB, over the memory budget of %" PRIu64
-                      " MiB: use fewer -j or raise --max-memory",
-                      at_once, run->width, run->height, (total + MIB - 1) / MIB, budget / MIB);
+            cli_error("%u %" PRIu32 "x%" PRIu32 " maps at once need at least %s, over the memory "
+                      "budget of %s: use fewer -j or raise --max-memory",
+                      at_once, run->width, run->height, need, limit);
         else
-            cli_error("a %" PRIu32 "x%" PRIu32 " map needs %" PRIu64
-                      " MiB, over the memory budget of %" PRIu64 " MiB (--max-memory)",
-                      run->width, run->height, (total + MIB - 1) / MIB, budget / MIB);
+            cli_error("a %" PRIu32 "x%" PRIu32 " map needs at least %s, over the memory budget of "
+                      "%s (--max-memory)",
+                      run->width, run->height, need, limit);
         return CLI_EXIT_FAILURE;
     }
     return CLI_EXIT_OK;

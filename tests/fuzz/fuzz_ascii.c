@@ -55,7 +55,7 @@ static void check_png(const cg_grid *g, uint32_t scale)
 {
     fuzz_buf out = {0};
     cg_diag d = {0};
-    cg_write_options o = {CG_FORMAT_PNG, scale};
+    cg_write_options o = {.format = CG_FORMAT_PNG, .scale = scale};
     uint32_t w = cg_grid_width(g), h = cg_grid_height(g);
 
     fuzz_check(cg_write(g, &o, fuzz_buf_write, &out, &d) == CG_OK);
@@ -87,7 +87,7 @@ static void check_pbm(const cg_grid *g, uint32_t scale)
 {
     fuzz_buf out = {0};
     cg_diag d = {0};
-    cg_write_options o = {CG_FORMAT_PBM, scale};
+    cg_write_options o = {.format = CG_FORMAT_PBM, .scale = scale};
     uint32_t w = cg_grid_width(g), h = cg_grid_height(g);
     char header[64];
 

@@ -97,7 +97,8 @@ static void run_small(const cg_pipeline *p, uint64_t h, const cg_grid *input)
     cg_diag da = {0}, db = {0};
     cg_status sa = cg_pipeline_run_ex(p, &o, &a, &ia, &da);
     /* The second run has a memory budget of the first one's peak (or the
-     * estimate, if larger): it must not change anything (SPEC 4, mem.h). */
+     * estimate, if larger: a run that fails may stop before its grids are
+     * all made): it must not change anything (SPEC 4, mem.h). */
     uint64_t estimate = 0;
     cg_run_options ob = o;
     if (cg_pipeline_memory(p, &o, NULL, &estimate) != CG_OK)
@@ -109,6 +110,8 @@ static void run_small(const cg_pipeline *p, uint64_t h, const cg_grid *input)
         fuzz_fail("two runs disagree: %d '%s' / %d '%s'", (int)sa, da.message, (int)sb,
                   db.message);
     fuzz_check(ia.peak_memory == ib.peak_memory && !ia.over_budget && !ib.over_budget);
+    /* The estimate is a lower bound of a successful run's peak. */
+    fuzz_check(sa != CG_OK || estimate <= ia.peak_memory);
     /* Any budget under the peak stops the run, cleanly, as over budget. */
     if (ia.peak_memory > 1 && (h >> 7 & 1)) {
         cg_run_options oc = o;
