@@ -69,12 +69,15 @@ typedef struct cg__mem_hdr {
 
 #define CG__MEM_INLINE static inline __attribute__((always_inline))
 
-CG__MEM_INLINE void *cg__malloc(size_t n)
+/* Admits n payload bytes to the budget; 0 if they do not fit. */
+CG__MEM_INLINE int cg__mem_fits(size_t n, uint64_t *id)
 {
-    uint64_t id;
-    if (n > SIZE_MAX - sizeof(cg__mem_hdr) || !cg__mem_admit(sizeof(cg__mem_hdr) + n, &id))
-        return NULL;
-    cg__mem_hdr *h = malloc(sizeof *h + n);
+    return n <= SIZE_MAX - sizeof(cg__mem_hdr) && cg__mem_admit(sizeof(cg__mem_hdr) + n, id);
+}
+
+/* The payload of a block just made, or NULL (the bytes admitted go back). */
+CG__MEM_INLINE void *cg__mem_take(cg__mem_hdr *h, size_t n, uint64_t id)
+{
     if (!h) {
         cg__mem_release(sizeof *h + n, id);
         return NULL;
@@ -84,22 +87,19 @@ CG__MEM_INLINE void *cg__malloc(size_t n)
     return h + 1;
 }
 
+CG__MEM_INLINE void *cg__malloc(size_t n)
+{
+    uint64_t id;
+    return cg__mem_fits(n, &id) ? cg__mem_take(malloc(sizeof(cg__mem_hdr) + n), n, id) : NULL;
+}
+
 CG__MEM_INLINE void *cg__calloc(size_t count, size_t size)
 {
     uint64_t id;
-    if (size && count > (SIZE_MAX - sizeof(cg__mem_hdr)) / size)
+    if (size && count > SIZE_MAX / size)
         return NULL;
     size_t n = count * size;
-    if (!cg__mem_admit(sizeof(cg__mem_hdr) + n, &id))
-        return NULL;
-    cg__mem_hdr *h = calloc(1, sizeof *h + n);
-    if (!h) {
-        cg__mem_release(sizeof *h + n, id);
-        return NULL;
-    }
-    h->size = n;
-    h->id = id;
-    return h + 1;
+    return cg__mem_fits(n, &id) ? cg__mem_take(calloc(1, sizeof(cg__mem_hdr) + n), n, id) : NULL;
 }
 
 /* Like realloc; while the block moves both copies are counted, as both
@@ -112,17 +112,12 @@ CG__MEM_INLINE void *cg__realloc(void *p, size_t n)
     cg__mem_hdr *old = (cg__mem_hdr *)p - 1;
     const size_t old_n = old->size;
     const uint64_t old_id = old->id;
-    if (n > SIZE_MAX - sizeof(cg__mem_hdr) || !cg__mem_admit(sizeof(cg__mem_hdr) + n, &id))
+    if (!cg__mem_fits(n, &id))
         return NULL;
     cg__mem_hdr *h = realloc(old, sizeof *h + n);
-    if (!h) {
-        cg__mem_release(sizeof *h + n, id);
-        return NULL;
-    }
-    cg__mem_release(sizeof *h + old_n, old_id);
-    h->size = n;
-    h->id = id;
-    return h + 1;
+    if (h)
+        cg__mem_release(sizeof *h + old_n, old_id);
+    return cg__mem_take(h, n, id);
 }
 
 CG__MEM_INLINE void cg__free(void *p)
