@@ -188,10 +188,16 @@ int cli_batch_run(const struct cli_run *run);
 int cli_check_memory(struct cli_run *run);
 
 /* The memory a run may use when --max-memory is not given: what the system
- * says is available now (else the physical memory), capped by the memory
- * limit of the control group the tool runs in, less a sixteenth for what
- * the budget does not count. 0 if none of it can be read (no budget). */
+ * says is available now (else the physical memory), capped by the room
+ * left in the control group the tool runs in and every group above it
+ * (limit less usage, plus the page cache it can drop), less a sixteenth
+ * for what the budget does not count. 0 if none of it can be read (no
+ * budget). */
 uint64_t cli_memory_available(void);
+
+/* cli_memory_available from the files given (tests use a made-up tree):
+ * /proc/meminfo, /proc/self/cgroup and the cgroup mount /sys/fs/cgroup. */
+uint64_t cli_memory_room(const char *meminfo, const char *proc_cgroup, const char *cgroup_root);
 
 /* The bytes of memory one map of the run needs (cg_pipeline_memory plus
  * --stats' scratch), and how many maps run at once; 0 on success, -1 if the
