@@ -268,6 +268,8 @@ static void run_map(struct batch *b, struct job *job)
         if (st == CG_EIO && job->text.nomem) {
             job->text.nomem = 0;
             st = CG_ENOMEM;
+            snprintf(diag.message, sizeof diag.message, "out of memory writing a %" PRIu32
+                     "x%" PRIu32 " map", cg_grid_width(map), cg_grid_height(map));
         }
     }
     if (st == CG_ENOMEM)
