@@ -66,8 +66,12 @@ int main(int argc, char **argv)
     }
 
     /* 2. Run it with the level's seed. A requirement that fails (too little
-     *    open floor) is retried with the next attempt's seed. */
-    cg_run_options options = {.seed = seed, .width = width, .height = height};
+     *    open floor) is retried with the next attempt's seed. A game holds
+     *    level generation to a memory budget: a size or map that would need
+     *    more fails with CG_ENOMEM and a message, instead of the process
+     *    being killed. */
+    cg_run_options options = {
+        .seed = seed, .width = width, .height = height, .max_memory = 64u << 20};
     cg_run_info info;
     if ((st = cg_pipeline_run_ex(pipeline, &options, &map, &info, &diag)) != CG_OK) {
         rc = fail("run", st, &diag);
