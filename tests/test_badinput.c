@@ -295,9 +295,9 @@ static void absurd_sizes_fail_at_once(void **state)
         {(char *)CAVEGEN_EXE, "--size", "1048576x600000", "--step", "fill 50", "--step",
          "smooth 100000", "-s", "1", NULL},
         {(char *)CAVEGEN_EXE, "--max-memory", "64M", "--size", "100000x100000", "-s", "1", NULL},
-        /* Labels of a broken-up 20000x20000 map need over a GiB: refused at
-         * the step, which the estimate before the run cannot foresee. */
-        {(char *)CAVEGEN_EXE, "--max-memory", "256M", "--size", "20000x20000", "--fill", "45",
+        /* Labels of a broken-up 10000x10000 map need some 400 MiB: refused
+         * at the step, which the estimate before the run cannot foresee. */
+        {(char *)CAVEGEN_EXE, "--max-memory", "64M", "--size", "10000x10000", "--fill", "45",
          "--step", "remove-walls min=10", "-s", "1", NULL},
     };
     char before[4096], why[2048];
@@ -307,11 +307,14 @@ static void absurd_sizes_fail_at_once(void **state)
         const char *bad = check(&r, 1, "", before, why, sizeof why);
         if (bad)
             fail_msg("%s %s: %s", cases[i][1], cases[i][2], bad);
-        if (!strstr(r.err, "over the memory budget") && !strstr(r.err, "more than the memory budget") &&
-            !strstr(r.err, "over the limit"))
+        /* The message says which check stopped it: the size limit or the
+         * grids over the budget before the run (nothing allocated), or the
+         * budget during it. No timing threshold (they flake on a shared
+         * machine); ctest's timeout bounds a run that was not stopped. */
+        int up_front = i + 1 < sizeof cases / sizeof *cases;
+        if (up_front ? !strstr(r.err, "needs at least") && !strstr(r.err, "over the limit")
+                     : !strstr(r.err, "more than the memory budget"))
             fail_msg("unexpected message: %s", r.err);
-        if (r.seconds > 2.0)
-            fail_msg("%s %s took %.1f s to fail", cases[i][1], cases[i][2], r.seconds);
         run_free(&r);
     }
 }
@@ -327,8 +330,6 @@ static void a_huge_pass_count_on_a_small_map_is_fine(void **state)
     assert_int_equal(r.status, 0);
     assert_string_equal(r.err, "");
     assert_int_equal(strlen(r.out), 17 * 16);
-    if (r.seconds > 20.0)
-        fail_msg("smooth 100000 on 16x16 took %.1f s", r.seconds);
     run_free(&r);
 }
 
