@@ -15,6 +15,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,27 +39,6 @@ typedef struct run_result {
     char *out, *err;
     double seconds;
 } run_result;
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0, got;
-    char *buf = malloc(cap + 1);
-    assert_non_null(buf);
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap + 1);
-            assert_non_null(buf);
-        }
-    }
-    fclose(f);
-    buf[n] = '\0';
-    return buf;
-}
 
 /* Runs the tool in dir with stdin from stdin_path (NULL: empty). */
 static run_result run_in(const char *dir, const char *stdin_path, char *const *argv)
@@ -86,8 +67,8 @@ static run_result run_in(const char *dir, const char *stdin_path, char *const *a
     clock_gettime(CLOCK_MONOTONIC, &t1);
     run_result r;
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out);
-    r.err = slurp(err);
+    r.out = tu_read_file(out, NULL);
+    r.err = tu_read_file(err, NULL);
     r.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     assert_non_null(r.out);
     assert_non_null(r.err);
@@ -210,7 +191,7 @@ static const char *check(const run_result *r, int want_status, const char *want,
     }
     char old[512];
     snprintf(old, sizeof old, "%s/old.txt", workdir);
-    char *text = slurp(old);
+    char *text = tu_read_file(old, NULL);
     int same = text && strcmp(text, OLD_TEXT) == 0;
     free(text);
     if (!same) {

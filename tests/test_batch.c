@@ -10,6 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -44,29 +46,6 @@ typedef struct run_result {
 } run_result;
 
 static char workdir[256];
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0, got;
-    char *buf = malloc(cap + 1);
-    assert_non_null(buf);
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap + 1);
-            assert_non_null(buf);
-        }
-    }
-    fclose(f);
-    buf[n] = '\0';
-    if (len)
-        *len = n;
-    return buf;
-}
 
 static void path_in(char *buf, size_t cap, const char *name)
 {
@@ -110,8 +89,8 @@ static run_result finish(pid_t pid)
     path_in(err, sizeof err, ".stderr");
     run_result r;
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out, &r.outlen);
-    r.err = slurp(err, NULL);
+    r.out = tu_read_file(out, &r.outlen);
+    r.err = tu_read_file(err, NULL);
     assert_non_null(r.out);
     assert_non_null(r.err);
     return r;
@@ -159,7 +138,7 @@ static char *file_in(const char *name, size_t *len)
 {
     char path[512];
     path_in(path, sizeof path, name);
-    return slurp(path, len);
+    return tu_read_file(path, len);
 }
 
 static int setup(void **state)

@@ -8,6 +8,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,30 +27,6 @@ typedef struct run_result {
 } run_result;
 
 static char workdir[256];
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap + 1);
-    assert_non_null(buf);
-    size_t got;
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap + 1);
-            assert_non_null(buf);
-        }
-    }
-    fclose(f);
-    buf[n] = '\0';
-    if (len)
-        *len = n;
-    return buf;
-}
 
 static void write_file(const char *path, const char *text)
 {
@@ -94,8 +72,8 @@ static run_result run_v(const char *stdin_text, const char *const *args)
     assert_int_equal(waitpid(pid, &status, 0), pid);
     run_result r;
     r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = read_file(out, &r.outlen);
-    r.err = read_file(err, NULL);
+    r.out = tu_read_file(out, &r.outlen);
+    r.err = tu_read_file(err, NULL);
     assert_non_null(r.out);
     assert_non_null(r.err);
     return r;
@@ -181,7 +159,7 @@ static void type2_seed42_prints_a_walled_80x50_map_every_time(void **state)
     char golden[400];
     snprintf(golden, sizeof golden, "%s/golden/type2-seed42-80x50.txt", CG_TEST_DIR);
     size_t glen;
-    char *g = read_file(golden, &glen);
+    char *g = tu_read_file(golden, &glen);
     assert_non_null(g);
     assert_int_equal(glen, a.outlen);
     assert_memory_equal(g, a.out, glen);
@@ -254,7 +232,7 @@ static void png_output_is_a_png_and_no_temporary_is_left(void **state)
     char path[300];
     path_in(path, sizeof path, "cave.png");
     size_t len;
-    char *png = read_file(path, &len);
+    char *png = tu_read_file(path, &len);
     assert_non_null(png);
     assert_true(len > 8);
     assert_memory_equal(png, "\x89PNG\r\n\x1a\n", 8);
@@ -277,14 +255,14 @@ static void format_follows_the_extension_and_the_flag(void **state)
     char path[300];
     path_in(path, sizeof path, "m.txt");
     size_t len;
-    char *txt = read_file(path, &len);
+    char *txt = tu_read_file(path, &len);
     assert_non_null(txt);
     assert_int_equal(len, c.outlen);
     assert_memory_equal(txt, c.out, len);
     free(txt);
     unlink(path);
     path_in(path, sizeof path, "m.dat");
-    char *png = read_file(path, &len);
+    char *png = tu_read_file(path, &len);
     assert_non_null(png);
     assert_memory_equal(png, "\x89PNG", 4);
     free(png);
@@ -342,7 +320,7 @@ static void preset_listing_and_showing(void **state)
     assert_int_equal(b.status, 0);
     char path[400];
     snprintf(path, sizeof path, "%s/../presets/type2.preset", CG_TEST_DIR);
-    char *text = read_file(path, NULL);
+    char *text = tu_read_file(path, NULL);
     assert_non_null(text);
     assert_string_equal(b.out, text);
     free(text);
@@ -466,7 +444,7 @@ static void failed_writes_leave_no_file_and_keep_the_old_one(void **state)
     write_file(keep, "precious\n");
     run_result c = RUN("#\n##\n", "-i", "-", "-o", "keep.txt");
     assert_int_equal(c.status, 1);
-    char *text = read_file(keep, NULL);
+    char *text = tu_read_file(keep, NULL);
     assert_string_equal(text, "precious\n");
     free(text);
     run_free(&c);
@@ -474,7 +452,7 @@ static void failed_writes_leave_no_file_and_keep_the_old_one(void **state)
     /* ... and is replaced whole by one that succeeds. */
     run_result d = RUN("#.#\n", "-i", "-", "-o", "keep.txt");
     assert_int_equal(d.status, 0);
-    text = read_file(keep, NULL);
+    text = tu_read_file(keep, NULL);
     assert_string_equal(text, "#.#\n");
     free(text);
     run_free(&d);
@@ -543,7 +521,7 @@ static void stats_describe_the_written_map(void **state)
     /* The same map as without --stats. */
     char golden[400];
     snprintf(golden, sizeof golden, "%s/golden/type2-seed42-80x50.txt", CG_TEST_DIR);
-    char *g = read_file(golden, NULL);
+    char *g = tu_read_file(golden, NULL);
     assert_non_null(g);
     assert_string_equal(a.out, g);
     free(g);
@@ -578,7 +556,7 @@ static void level_preset_places_markers_the_same_every_time(void **state)
     path_in(pa, sizeof pa, "a.png");
     path_in(pb, sizeof pb, "b.png");
     size_t la, lb;
-    char *da = read_file(pa, &la), *db = read_file(pb, &lb);
+    char *da = tu_read_file(pa, &la), *db = tu_read_file(pb, &lb);
     assert_non_null(da);
     assert_non_null(db);
     assert_true(la > 8 && memcmp(da, "\x89PNG", 4) == 0);
@@ -627,7 +605,7 @@ static void impossible_requirement_fails_without_an_output_file(void **state)
                        "keep.txt", "--stats");
     assert_int_equal(b.status, 1);
     assert_one_message(&b, "(best of 100 attempts)");
-    char *old = read_file(keep, NULL);
+    char *old = tu_read_file(keep, NULL);
     assert_string_equal(old, "old map\n");
     free(old);
     unlink(keep);

@@ -17,6 +17,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -37,29 +39,6 @@
 #define NOBODY 65534
 
 static char workdir[256];
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0, got;
-    char *buf = malloc(cap + 1);
-    assert_non_null(buf);
-    while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap + 1);
-            assert_non_null(buf);
-        }
-    }
-    fclose(f);
-    buf[n] = '\0';
-    if (len)
-        *len = n;
-    return buf;
-}
 
 static void put_file(const char *dir, const char *name, const char *text)
 {
@@ -158,7 +137,7 @@ static run_result finish(pid_t pid)
     assert_int_equal(waitpid(pid, &status, 0), pid);
     snprintf(err, sizeof err, "%s.stderr", workdir);
     run_result r = {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-                    slurp(err, NULL)};
+                    tu_read_file(err, NULL)};
     assert_non_null(r.err);
     return r;
 }
@@ -196,7 +175,7 @@ static void assert_old(const char *name)
 {
     char path[512];
     path_in(path, sizeof path, name);
-    char *text = slurp(path, NULL);
+    char *text = tu_read_file(path, NULL);
     assert_non_null(text);
     assert_string_equal(text, OLD_TEXT);
     free(text);
@@ -306,7 +285,7 @@ static void a_read_only_folder_refuses_the_output(void **state)
     assert_int_equal(chmod(ro, 0755), 0);
     char old[600];
     snprintf(old, sizeof old, "%s/old.txt", ro);
-    char *text = slurp(old, NULL);
+    char *text = tu_read_file(old, NULL);
     assert_string_equal(text, OLD_TEXT);
     free(text);
 
@@ -349,7 +328,7 @@ static void a_read_only_file_system_refuses_the_output(void **state)
     assert_dir(ro, "old.txt ");
     char old[600];
     snprintf(old, sizeof old, "%s/old.txt", ro);
-    char *text = slurp(old, NULL);
+    char *text = tu_read_file(old, NULL);
     assert_string_equal(text, OLD_TEXT);
     free(text);
 }
@@ -409,8 +388,8 @@ static void a_signal_at_any_time_leaves_the_old_file_or_the_new_one(void **state
     free(r.err);
     char path[512];
     path_in(path, sizeof path, "cave.txt");
-    size_t reflen;
-    char *ref = slurp(path, &reflen);
+    size_t reflen = 0;
+    char *ref = tu_read_file(path, &reflen);
     assert_non_null(ref);
     long total_us = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
 
@@ -425,8 +404,8 @@ static void a_signal_at_any_time_leaves_the_old_file_or_the_new_one(void **state
         r = finish(pid);
         free(r.err);
         assert_dir(workdir, "cave.txt ");
-        size_t len;
-        char *got = slurp(path, &len);
+        size_t len = 0;
+        char *got = tu_read_file(path, &len);
         assert_non_null(got);
         if (strcmp(got, OLD_TEXT) == 0)
             olds++;
@@ -487,8 +466,8 @@ static void an_interrupted_batch_keeps_only_complete_maps(void **state)
                     fail_msg("a temporary file is left: out/%s", name);
                 char path[1024];
                 snprintf(path, sizeof path, "%s/%s", out, name);
-                size_t len;
-                char *text = slurp(path, &len);
+                size_t len = 0;
+                char *text = tu_read_file(path, &len);
                 assert_non_null(text);
                 if (len != 301 * 200)
                     fail_msg("out/%s has %zu bytes, not %d", name, len, 301 * 200);
@@ -502,8 +481,8 @@ static void an_interrupted_batch_keeps_only_complete_maps(void **state)
                     assert_int_equal(one.status, 0);
                     free(one.err);
                     path_in(single, sizeof single, "single.txt");
-                    size_t slen;
-                    char *want = slurp(single, &slen);
+                    size_t slen = 0;
+                    char *want = tu_read_file(single, &slen);
                     assert_true(slen == len && memcmp(want, text, len) == 0);
                     free(want);
                     remove(single);

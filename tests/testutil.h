@@ -244,7 +244,8 @@ static inline char *tu_ascii(const cg_grid *g)
     return b.data;
 }
 
-/* Reads a whole file; returns NULL if it cannot be opened. */
+/* Reads a whole file, NUL-terminated; returns NULL if it cannot be opened.
+ * len may be NULL. */
 static inline char *tu_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -264,7 +265,8 @@ static inline char *tu_read_file(const char *path, size_t *len)
     }
     fclose(f);
     data[n] = '\0';
-    *len = n;
+    if (len)
+        *len = n;
     return data;
 }
 
