@@ -18,8 +18,10 @@
  * writes it. The map format version written is Tiled 1.8's (Debian 12's
  * Tiled), so objects carry "type" rather than 1.9's "class", which Tiled 1.9
  * and later still read. */
+#ifdef CG_HAVE_PNG
 #include <png.h>
 #include <setjmp.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +48,17 @@ static const struct {
     {"exit", 0, 205, 40, 40}, {"poi", 0, 240, 190, 30},    {"blocked", 1, 95, 110, 140},
 };
 
+static unsigned reach_tile(uint32_t distance)
+{
+    return T_REACH + (distance < REACH_TILES - 1 ? distance : REACH_TILES - 1);
+}
+
+/* ------------------------------------------------------- tileset image */
+
+/* The image is a PNG: without libpng (CAVEGEN_PNG=OFF) the maps are still
+ * written, and only cg_write_tileset_image fails. */
+#ifdef CG_HAVE_PNG
+
 /* The colour of reach tile d (0..36): light cyan at the start, deepening to
  * dark blue at 35 moves, and darker still for 36 and more. */
 static void reach_colour(unsigned d, uint8_t rgb[3])
@@ -58,13 +71,6 @@ static void reach_colour(unsigned d, uint8_t rgb[3])
         rgb[c] = (uint8_t)v;
     }
 }
-
-static unsigned reach_tile(uint32_t distance)
-{
-    return T_REACH + (distance < REACH_TILES - 1 ? distance : REACH_TILES - 1);
-}
-
-/* ------------------------------------------------------- tileset image */
 
 struct png_sink {
     cg_write_fn write;
@@ -164,6 +170,20 @@ cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag)
     cg__free(img);
     return CG_OK;
 }
+
+#else
+
+cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag)
+{
+    (void)write;
+    (void)ctx;
+    cg__diag(diag, 0, 0,
+             "cannot write the tileset image " CG_TILESET_IMAGE
+             ": libcavegen was built without PNG support");
+    return CG_EUNSUPPORTED;
+}
+
+#endif /* CG_HAVE_PNG */
 
 /* ------------------------------------------------------------ the maps */
 

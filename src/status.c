@@ -20,6 +20,8 @@ const char *cg_strerror(cg_status status)
         return "write failed";
     case CG_EFAIL:
         return "requirement not met";
+    case CG_EUNSUPPORTED:
+        return "not supported by this build";
     }
     return "unknown status";
 }

@@ -1,6 +1,8 @@
 /* write.c - cg_write and cg_write_ex: check the options and hand the grid to
  * the writer of the chosen format (one file per format: io_ascii.c,
- * io_png.c, io_json.c, io_tiled.c, io_pbm.c); the table of format names. */
+ * io_png.c, io_json.c, io_tiled.c, io_pbm.c); the table of format names.
+ * io_png.c and io_png_reach.c are compiled only with libpng (CG_HAVE_PNG,
+ * the CMake option CAVEGEN_PNG). */
 #include <string.h>
 
 #include "internal.h"
@@ -69,6 +71,15 @@ cg_status cg_format_from_path(const char *path, cg_format *format)
     return CG_EINVAL;
 }
 
+int cg_format_available(cg_format format)
+{
+#ifndef CG_HAVE_PNG
+    if (format == CG_FORMAT_PNG)
+        return 0;
+#endif
+    return cg_format_name(format) != NULL;
+}
+
 static cg_status write_format(const cg_grid *grid, cg_format format, uint32_t scale,
                               const cg_map_info *in, cg_write_fn write, void *ctx, cg_diag *diag)
 {
@@ -76,7 +87,12 @@ static cg_status write_format(const cg_grid *grid, cg_format format, uint32_t sc
     case CG_FORMAT_ASCII:
         return cg__write_ascii(grid, write, ctx, diag);
     case CG_FORMAT_PNG:
+#ifdef CG_HAVE_PNG
         return cg__write_png(grid, scale, write, ctx, diag);
+#else
+        cg__diag(diag, 0, 0, "cannot write PNG: libcavegen was built without PNG support");
+        return CG_EUNSUPPORTED;
+#endif
     case CG_FORMAT_JSON:
         return cg__write_json(grid, in, write, ctx, diag);
     case CG_FORMAT_TMX:

@@ -328,15 +328,20 @@ static void jobs_never_change_the_output(void **state)
     free(first);
 
     clean();
-    run_result a = RUN("-p", "classic", "-s", "9", "-n", "12", "-j", "1", "-o", "a/%d.png");
-    run_result b = RUN("-p", "classic", "-s", "9", "-n", "12", "-j", "8", "-o", "b/%d.png");
+    /* Images: PNG, or PBM in a build without PNG (CAVEGEN_PNG=OFF). */
+    const char *image = tu_image_ext();
+    char pa[32], pb[32];
+    snprintf(pa, sizeof pa, "a/%%d.%s", image);
+    snprintf(pb, sizeof pb, "b/%%d.%s", image);
+    run_result a = RUN("-p", "classic", "-s", "9", "-n", "12", "-j", "1", "-o", pa);
+    run_result b = RUN("-p", "classic", "-s", "9", "-n", "12", "-j", "8", "-o", pb);
     assert_ok(&a);
     assert_ok(&b);
     for (int i = 0; i < 12; i++) {
         char na[32], nb[32];
         size_t la = 0, lb = 0;
-        snprintf(na, sizeof na, "a/%d.png", i);
-        snprintf(nb, sizeof nb, "b/%d.png", i);
+        snprintf(na, sizeof na, "a/%d.%s", i, image);
+        snprintf(nb, sizeof nb, "b/%d.%s", i, image);
         char *fa = file_in(na, &la), *fb = file_in(nb, &lb);
         assert_non_null(fa);
         assert_non_null(fb);

@@ -216,9 +216,13 @@ static void a_file_size_limit_fails_the_write_and_leaves_no_file(void **state)
     assert_old("big.txt");
     free(r.err);
 
-    r = run(CHILD_FSIZE, ARGS("-s", "1", "--size", "1000x1000", "-f", "png", "--scale", "8",
-                              "-o", "new.png"));
-    assert_failed_with(&r, "cannot write 'new.png': File too large");
+    /* An image: PNG, or PBM in a build without PNG (CAVEGEN_PNG=OFF). */
+    char image[16], why[64];
+    snprintf(image, sizeof image, "new.%s", tu_image_ext());
+    snprintf(why, sizeof why, "cannot write '%s': File too large", image);
+    r = run(CHILD_FSIZE, ARGS("-s", "1", "--size", "1000x1000", "-f", tu_image_ext(), "--scale",
+                              "8", "-o", image));
+    assert_failed_with(&r, why);
     assert_dir(workdir, "big.txt ");
     free(r.err);
 }
@@ -322,8 +326,11 @@ static void a_read_only_file_system_refuses_the_output(void **state)
     }
     assert_failed_with(&r, "cannot write 'rofs/old.txt': Read-only file system");
     free(r.err);
-    r = run(CHILD_ROMOUNT, ARGS("-s", "1", "-o", "rofs/new.png"));
-    assert_failed_with(&r, "cannot write 'rofs/new.png': Read-only file system");
+    char image[32], why[96];
+    snprintf(image, sizeof image, "rofs/new.%s", tu_image_ext());
+    snprintf(why, sizeof why, "cannot write '%s': Read-only file system", image);
+    r = run(CHILD_ROMOUNT, ARGS("-s", "1", "-o", image));
+    assert_failed_with(&r, why);
     free(r.err);
     assert_dir(ro, "old.txt ");
     char old[600];
@@ -354,20 +361,25 @@ static void signals_mid_run_leave_no_temporary_and_keep_the_old_file(void **stat
 {
     (void)state;
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    /* An image: PNG, or PBM in a build without PNG (CAVEGEN_PNG=OFF). */
+    char image[16], temp[20], listing[20];
+    snprintf(image, sizeof image, "cave.%s", tu_image_ext());
+    snprintf(temp, sizeof temp, ".%s.", image);
+    snprintf(listing, sizeof listing, "%s ", image);
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-        put_file(workdir, "cave.png", OLD_TEXT);
+        put_file(workdir, image, OLD_TEXT);
         /* Minutes of work: the signal always comes mid-run. */
         pid_t pid = start(CHILD_PLAIN, NULL,
                           ARGS("-s", "1", "--size", "3000x3000", "--fill", "50", "--step",
-                               "smooth 100000", "-o", "cave.png"));
-        assert_true(wait_for_temp(".cave.png.", pid));
+                               "smooth 100000", "-o", image));
+        assert_true(wait_for_temp(temp, pid));
         assert_int_equal(kill(pid, sigs[i]), 0);
         run_result r = finish(pid);
         /* Dies by the signal itself, so a shell sees what happened. */
         assert_int_equal(r.status, 128 + sigs[i]);
         free(r.err);
-        assert_dir(workdir, "cave.png ");
-        assert_old("cave.png");
+        assert_dir(workdir, listing);
+        assert_old(image);
     }
 }
 

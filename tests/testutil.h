@@ -270,4 +270,20 @@ static inline char *tu_read_file(const char *path, size_t *len)
     return data;
 }
 
+/* The extension of an image file for tests about files and runs rather than
+ * the format: "png", or "pbm" in a build without PNG (CAVEGEN_PNG=OFF). */
+static inline const char *tu_image_ext(void)
+{
+    return cg_format_available(CG_FORMAT_PNG) ? "png" : "pbm";
+}
+
+/* Skips the calling test in a build without PNG (CAVEGEN_PNG=OFF). */
+#define TU_REQUIRE_PNG()                                                                           \
+    do {                                                                                           \
+        if (!cg_format_available(CG_FORMAT_PNG)) {                                                 \
+            print_message("SKIPPED: built without PNG support\n");                                 \
+            skip();                                                                                \
+        }                                                                                          \
+    } while (0)
+
 #endif

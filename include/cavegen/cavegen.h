@@ -37,7 +37,9 @@ typedef enum cg_status {
     CG_EOVERFLOW, /* a size computation would overflow */
     CG_EPARSE,    /* malformed preset text or map; see the cg_diag */
     CG_EIO,       /* the write callback reported a failure */
-    CG_EFAIL      /* a pipeline requirement could not be met */
+    CG_EFAIL,     /* a pipeline requirement could not be met */
+    CG_EUNSUPPORTED /* this build of the library leaves the feature out
+                     * (PNG without libpng: cg_format_available) */
 } cg_status;
 
 /* A static English description of a status; never NULL. */
@@ -318,7 +320,8 @@ typedef struct cg_write_options {
 } cg_write_options;
 
 /* Writes grid in the chosen format through write. The bytes depend only on
- * the grid and the options. */
+ * the grid and the options. CG_EUNSUPPORTED, before any write, for a format
+ * this build leaves out (cg_format_available). */
 cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_write_fn write,
                    void *ctx, cg_diag *diag);
 
@@ -340,6 +343,12 @@ typedef struct cg_map_info {
 cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options,
                       const cg_map_info *info, cg_write_fn write, void *ctx, cg_diag *diag);
 
+/* Nonzero if this build of the library can write format: every format can,
+ * except CG_FORMAT_PNG in a build without libpng (the CMake option
+ * CAVEGEN_PNG=OFF), where cg_write of it and cg_write_tileset_image (a PNG)
+ * return CG_EUNSUPPORTED without writing a byte. 0 for an unknown format. */
+int cg_format_available(cg_format format);
+
 /* Format names: "ascii", "png", "json", "tmx", "tmj", "pbm". cg_format_name
  * returns a static string, NULL for an unknown format. cg_format_from_name
  * ignores ASCII case; CG_EINVAL for an unknown name. cg_format_from_path reads
@@ -352,7 +361,8 @@ cg_status cg_format_from_path(const char *path, cg_format *format);
 /* Tiled maps (TMX, TMJ) embed their tileset, one CG_TILE_SIZE-pixel square
  * tile per kind of cell, and reference its image by the relative path
  * CG_TILESET_IMAGE: save that image beside the map. cg_write_tileset_image
- * writes it (a PNG; the same bytes for every map). */
+ * writes it (a PNG; the same bytes for every map); CG_EUNSUPPORTED when
+ * cg_format_available(CG_FORMAT_PNG) is 0. */
 #define CG_TILE_SIZE 16u
 #define CG_TILESET_IMAGE "cavegen-tiles.png"
 cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag);

@@ -673,6 +673,37 @@ static cg_format format_from_path(const char *path)
     return format;
 }
 
+/* A build of the library without libpng (CAVEGEN_PNG=OFF) cannot write PNG,
+ * nor the tileset image a Tiled map in a file needs beside it: refused as a
+ * usage error, since this command line cannot be honoured by this build,
+ * before a map is made, so that no file is written or replaced. A Tiled map
+ * to standard output, or to an existing device or FIFO, gets no tileset
+ * image (batch.c, write_tileset) and is still written. */
+static int check_png_available(const struct cli_options *opt)
+{
+    if (cg_format_available(CG_FORMAT_PNG))
+        return CLI_EXIT_OK;
+    if (opt->format == CG_FORMAT_PNG) {
+        if (!opt->output)
+            return cli_usage_error("cannot write PNG to standard output: this cavegen was "
+                                   "built without PNG support (-f pbm writes a PBM bitmap "
+                                   "instead)");
+        return cli_usage_error("cannot write '%s' as PNG: this cavegen was built without PNG "
+                               "support (-o NAME.pbm writes a PBM bitmap instead)",
+                               opt->output);
+    }
+    if ((opt->format == CG_FORMAT_TMX || opt->format == CG_FORMAT_TMJ) && opt->output) {
+        struct stat st;
+        if (!opt->count && stat(opt->output, &st) == 0 && !S_ISREG(st.st_mode))
+            return CLI_EXIT_OK;
+        return cli_usage_error("cannot write '%s': its tileset image %s is a PNG, and this "
+                               "cavegen was built without PNG support (-o - writes the map "
+                               "alone to standard output)",
+                               opt->output, CG_TILESET_IMAGE);
+    }
+    return CLI_EXIT_OK;
+}
+
 /* --stats[=text|json]: the value must be attached (GNU optional arguments). */
 static int parse_stats(const char *arg, enum cli_stats *stats)
 {
@@ -892,6 +923,8 @@ int cli_parse_options(struct cli_options *opt, int argc, char **argv)
                                "distances), not %s: write each map to its own file with "
                                "-o 'NAME%%04d.EXT'",
                                cg_format_name(opt->format) ? cg_format_name(opt->format) : "?");
+    if ((rc = check_png_available(opt)) != CLI_EXIT_OK)
+        return rc;
     if (!opt->output && (opt->format == CG_FORMAT_PNG || opt->format == CG_FORMAT_PBM) &&
         isatty(STDOUT_FILENO))
         return cli_usage_error("refusing to write binary %s to a terminal (use -o FILE or a "
