@@ -631,7 +631,8 @@ static cg_status layer0(joiner *c, const cg__labeller *lb, uint32_t largest, uin
     for (size_t l = 0; l < lb->n; l++)
         reg[l] = reg[lb->parent[l]];
     c->uf = cg__malloc(((size_t)nid + 1) * sizeof *c->uf);
-    if (!c->uf || (st = vec_reserve(&c->cells_f, small_n)) != CG_OK) {
+    if (!c->uf || small_n > SIZE_MAX / sizeof(fcell) ||
+        (st = vec_reserve(&c->cells_f, (size_t)small_n)) != CG_OK) {
         cg__free(reg);
         return CG_ENOMEM;
     }
