@@ -22,7 +22,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "cells/automaton.h"
+#include "cells/fill.h"
+#include "core/cpu.h"
+#include "core/rng.h"
+#include "io/writers.h"
 #include "naive.h"
 #include "oracle.h"
 

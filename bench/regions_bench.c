@@ -24,7 +24,7 @@
 
 #include "cavegen/cavegen.h"
 
-/* Internal entry points of libcavegen (src/internal.h, src/regions.h). */
+/* Internal entry points of libcavegen (src/regions/regions.h). */
 cg_status cg__floor_regions(const cg_grid *g, uint64_t *count, uint64_t *largest);
 cg_status cg__remove_small(cg_grid *g, int walls, uint64_t min);
 cg_status cg__keep_largest_floor(cg_grid *g);

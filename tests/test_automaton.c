@@ -12,7 +12,7 @@
 #include "oracle.h"
 #include "testutil.h"
 /* The test-only hook that forces a kernel code path (cg__set_kernel_path). */
-#include "../src/internal.h"
+#include "core/cpu.h"
 
 /* Small sizes: degenerate maps and widths on either side of a 64-bit word. */
 static const int small_sizes[][2] = {
@@ -511,7 +511,7 @@ static void passes_read_only_the_previous_generation(void **state)
 
 /* ------------------------------------------------------------ code paths */
 
-/* The library has several code paths for these rules (src/automaton.c:
+/* The library has several code paths for these rules (src/cells/automaton.c:
  * scalar, vector extensions, AVX2, AVX-512); the vector ones only run on
  * maps of 8 words (449 cells) or more, so the tests above, whose maps are
  * narrower, see only the scalar one. These force each path this machine can

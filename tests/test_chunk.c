@@ -16,7 +16,9 @@
 #include "oracle.h"
 #include "testutil.h"
 /* cg__cell_hash, cg__step_key, cg__fill_rows and the kernel path hook. */
-#include "../src/internal.h"
+#include "cells/fill.h"
+#include "core/cpu.h"
+#include "core/rng.h"
 
 /* ------------------------------------------------- the oracle's plane */
 

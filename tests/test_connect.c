@@ -14,7 +14,7 @@
 #include "testutil.h"
 #include "region_oracle.h"
 
-/* Internal (src/regions.h): the step's body, which also counts corridors. */
+/* Internal (src/regions/regions.h): the step's body, which also counts corridors. */
 cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors);
 /* Forces the baseline-ISA loops of labelling and connect (tests only). */
 void cg__regions_force_base(int on);

@@ -10,7 +10,7 @@
 
 #include "testutil.h"
 /* The test-only hook that forces a kernel code path (cg__set_kernel_path). */
-#include "../src/internal.h"
+#include "core/cpu.h"
 
 static const uint64_t seeds[] = {
     0, 1, 2, 42, 7, 123456789, UINT64_C(0x8000000000000000), UINT64_C(0xFFFFFFFFFFFFFFFF),
@@ -288,7 +288,7 @@ static void each_fill_step_draws_its_own_cells(void **state)
 
 /* ------------------------------------------------------------ code paths */
 
-/* docs/randomness.md, written out again here independently of src/rng.c:
+/* docs/randomness.md, written out again here independently of src/core/rng.c:
  * the fill is pinned to this formula, whatever path computes it. */
 static uint64_t doc_mix64(uint64_t z)
 {
@@ -306,7 +306,7 @@ static int doc_fill_wall(uint64_t seed, uint32_t ordinal, uint64_t ppb, uint64_t
     return (hash >> 32) < (ppb << 32) / 1000000000u;
 }
 
-/* Every path the machine can run (src/automaton.c: scalar, vector, AVX2,
+/* Every path the machine can run (src/cells/automaton.c: scalar, vector, AVX2,
  * AVX-512) draws exactly the documented cells, on maps narrower and wider
  * than a word and than the 8-word vectors, at the extremes and in between. */
 static void every_path_fills_the_documented_cells(void **state)

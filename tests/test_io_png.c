@@ -302,7 +302,7 @@ static void failing_write_callback_gives_eio(void **state)
 }
 
 /* The writer deflates one pixel row per cell row and splices in a block for
- * its scale-1 copies (src/io_png.c). These maps stress that: rows longer
+ * its scale-1 copies (src/io/png.c). These maps stress that: rows longer
  * than deflate's 32 KiB window and than its 258-byte matches, odd scales
  * whose 4-bit pixels straddle bytes, uniform rows next to random ones, and
  * an image whose compressed data needs several IDAT chunks. libpng checks

@@ -444,7 +444,7 @@ static void no_isolated_ties_every_pillar_without_disconnecting(void **state)
                 /* It only closes openings, one per isolated pillar at most (a
                  * closed cell can tie two pillars), each one an opening next
                  * to a pillar that was isolated; and it never changes the
-                 * components: the proof is in src/maze.c. */
+                 * components: the proof is in src/place/maze.c. */
                 assert_true(floor_subset(after, before));
                 uint64_t closed = a.openings - b.openings;
                 if (b.isolated || b.components != a.components || closed > a.isolated ||

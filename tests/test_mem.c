@@ -1,4 +1,4 @@
-/* test_mem.c - the memory budget of a run (src/mem.c, cg_run_options.
+/* test_mem.c - the memory budget of a run (src/core/mem.c, cg_run_options.
  * max_memory): the peak a run reports is exactly what it needs (a budget of
  * that much gives the same map, one byte less fails cleanly at the step that
  * passes it), a size over the estimate fails before allocating, and budgets

@@ -13,7 +13,7 @@
 
 #include "testutil.h"
 
-/* Internal test hook (src/reach.c): -1 auto, 0 queue BFS, 1 bitboard. */
+/* Internal test hook (src/regions/reach.c): -1 auto, 0 queue BFS, 1 bitboard. */
 void cg__reach_force_path(int path);
 
 #define UNREACHED UINT32_MAX

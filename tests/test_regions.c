@@ -13,10 +13,10 @@
 #include "testutil.h"
 #include "region_oracle.h"
 
-/* Internal entry points (src/internal.h), used by placement and --stats. */
+/* Internal entry points (src/regions/regions.h), used by placement and --stats. */
 cg_status cg__floor_regions(const cg_grid *g, uint64_t *count, uint64_t *largest);
 cg_status cg__keep_largest_floor(cg_grid *g);
-/* src/regions.h: forces the baseline-ISA labelling loop (tests only). */
+/* src/regions/regions.h: forces the baseline-ISA labelling loop (tests only). */
 void cg__regions_force_base(int on);
 
 static const int sizes[][2] = {

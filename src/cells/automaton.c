@@ -1,7 +1,7 @@
-/* automaton.c - the three cellular-automaton rules on the bitboard, and the
+/* cells/automaton.c - the three cellular-automaton rules on the bitboard, and the
  * choice of code path for the library's bit-parallel kernels.
  *
- * The counting kernel itself is src/automaton_kernel.h (carry-save adders
+ * The counting kernel itself is cells/automaton_kernel.h (carry-save adders
  * over 64-cell words, horizontal sums computed once per row and reused by
  * the five rows that need them). It is instantiated here once per path:
  *
@@ -22,7 +22,9 @@
  * (tests/oracle.c). docs/PERFORMANCE.md has the measurements. */
 #include <string.h>
 
-#include "internal.h"
+#include "cells/automaton.h"
+#include "core/cpu.h"
+#include "core/grid.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
@@ -41,7 +43,7 @@
 #define KSPLAT(u) ((uint64_t)(u))
 #define KFN(name) name##_scalar
 #define KATTR
-#include "automaton_kernel.h"
+#include "cells/automaton_kernel.h"
 #undef KV
 #undef KL
 #undef KLOAD
@@ -52,8 +54,7 @@
 
 /* ------------------------------------------------------------ vector paths */
 
-#if defined(__GNUC__)
-#define CG__HAVE_VECTOR 1
+#if defined(CG__HAVE_VECTOR)
 typedef uint64_t cg__v8 __attribute__((vector_size(64)));
 
 /* Vectors never cross a function boundary by value (their ABI depends on
@@ -67,27 +68,26 @@ typedef uint64_t cg__v8 __attribute__((vector_size(64)));
 
 #define KFN(name) name##_vector
 #define KATTR
-#include "automaton_kernel.h"
+#include "cells/automaton_kernel.h"
 #undef KFN
 #undef KATTR
 
-#if defined(__x86_64__) || defined(__i386__)
-#define CG__HAVE_X86 1
+#if defined(CG__HAVE_X86)
 #define KFN(name) name##_avx2
 #define KATTR __attribute__((target("avx2")))
-#include "automaton_kernel.h"
+#include "cells/automaton_kernel.h"
 #undef KFN
 #undef KATTR
 
 /* AVX-512: three-input logic in one instruction (truth tables 0x96 = XOR,
  * 0xE8 = majority). */
-#define KXOR3(a, b, c)                                                                            \
+#define KXOR3(a, b, c)                                                                             \
     ((cg__v8)_mm512_ternarylogic_epi64((__m512i)(a), (__m512i)(b), (__m512i)(c), 0x96))
-#define KMAJ(a, b, c)                                                                             \
+#define KMAJ(a, b, c)                                                                              \
     ((cg__v8)_mm512_ternarylogic_epi64((__m512i)(a), (__m512i)(b), (__m512i)(c), 0xE8))
 #define KFN(name) name##_avx512
 #define KATTR __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl")))
-#include "automaton_kernel.h"
+#include "cells/automaton_kernel.h"
 #undef KFN
 #undef KATTR
 
@@ -95,7 +95,7 @@ typedef uint64_t cg__v8 __attribute__((vector_size(64)));
 #define KSHR(c, e, k) ((cg__v8)_mm512_shrdi_epi64((__m512i)(c), (__m512i)(e), (k)))
 #define KFN(name) name##_avx512vbmi2
 #define KATTR __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx512vbmi2")))
-#include "automaton_kernel.h"
+#include "cells/automaton_kernel.h"
 #undef KFN
 #undef KATTR
 #undef KSHL
@@ -110,60 +110,6 @@ typedef uint64_t cg__v8 __attribute__((vector_size(64)));
 #undef KSTORE
 #undef KSPLAT
 #endif
-
-/* ------------------------------------------------------------ dispatch */
-
-static int forced_path = CG__PATH_AUTO;
-
-int cg__kernel_path_available(int path)
-{
-    switch (path) {
-    case CG__PATH_SCALAR:
-        return 1;
-#if defined(CG__HAVE_VECTOR)
-    case CG__PATH_VECTOR:
-        return 1;
-#endif
-#if defined(CG__HAVE_X86)
-    case CG__PATH_AVX2:
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx2") != 0;
-    case CG__PATH_AVX512:
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-               __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
-    case CG__PATH_AVX512VBMI2:
-        return cg__kernel_path_available(CG__PATH_AVX512) &&
-               __builtin_cpu_supports("avx512vbmi2");
-#endif
-    default:
-        return 0;
-    }
-}
-
-int cg__set_kernel_path(int path)
-{
-    if (path != CG__PATH_AUTO && !cg__kernel_path_available(path))
-        return -1;
-    forced_path = path;
-    return 0;
-}
-
-int cg__kernel_path(void)
-{
-    if (forced_path != CG__PATH_AUTO)
-        return forced_path;
-    for (int p = CG__PATH_COUNT - 1; p > CG__PATH_SCALAR; p--)
-        if (cg__kernel_path_available(p))
-            return p;
-    return CG__PATH_SCALAR;
-}
-
-const char *cg__kernel_path_name(int path)
-{
-    static const char *const names[] = {"scalar", "vector", "avx2", "avx512", "avx512vbmi2"};
-    return path >= 0 && path < CG__PATH_COUNT ? names[path] : "auto";
-}
 
 /* The vector paths work in chunks of 8 words; narrower maps (under 449
  * cells wide) take the scalar path whatever was chosen. */

@@ -1,5 +1,5 @@
-/* automaton_kernel.h - the bit-sliced 3x3 / 5x5 counting kernel, as a
- * template: automaton.c includes it once per code path, after defining
+/* cells/automaton_kernel.h - the bit-sliced 3x3 / 5x5 counting kernel, as a
+ * template: cells/automaton.c includes it once per code path, after defining
  *
  *   KV        the type of KL consecutive cell words (uint64_t, or a GCC
  *             vector of 8 of them),
@@ -14,7 +14,7 @@
  * vpshldq / vpshrdq each with AVX512-VBMI2); plain C operators otherwise.
  *
  * It is not a header in the usual sense: it has no include guard on purpose,
- * and nothing but automaton.c includes it.
+ * and nothing but cells/automaton.c includes it.
  *
  * The method (Knuth, TAOCP 7.1.3, "bitwise tricks"; the usual bit-sliced Life
  * counters): 64 cells per word, one lane per cell. For every row r of the
@@ -199,7 +199,7 @@ KFN(count_rows)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
     }
 }
 
-/* The entry points of this path; see automaton.c. Each computes rows
+/* The entry points of this path; see cells/automaton.c. Each computes rows
  * ya..yb-1 of dst (a stripe: several may run at once on disjoint rows). */
 static KATTR void KFN(generation)(const cg_grid *src, cg_grid *dst, int r1, int r2, int self,
                                   uint32_t ya, uint32_t yb)

@@ -1,10 +1,10 @@
-/* downscale.c - `downscale K` (seed 001, "réduction de l'échelle").
+/* cells/downscale.c - `downscale K` (seed 001, "réduction de l'échelle").
  *
  * Seed 001 runs its automaton on a grid twice the wanted size, then reduces
  * it: "the probability that a cell of the reduced grid has a value is the
  * frequency of that value in the square of 4 cells it stands for". This
  * halves the width of rooms and corridors. Here the factor is K (1..16): the
- * steps before a `downscale K` run at K times the size (pipeline.c starts the
+ * steps before a `downscale K` run at K times the size (engine/pipeline.c starts the
  * run that much larger), and output cell (x, y) is wall with probability
  * walls/K^2, walls being the wall count of its KxK block (cells outside the
  * map count as walls, SPEC 2). The draw is exact integer arithmetic on a
@@ -17,7 +17,10 @@
  * has the details, including where markers go. */
 #include <stdlib.h>
 
-#include "steps.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/rng.h"
+#include "engine/steps.h"
 
 cg_status cg__parse_downscale(cg__step *step, const cg__args *a, cg_diag *diag)
 {

@@ -1,4 +1,4 @@
-/* fill.c - the initial random fill (seed 000: "initialisation avec un seuil").
+/* cells/fill.c - the initial random fill (seed 000: "initialisation avec un seuil").
  *
  * Cell (x, y) is wall iff the top 32 bits of its hash are below
  * ppb * 2^32 / 1e9, i.e. with probability ppb/1e9; the hash depends only on
@@ -16,9 +16,11 @@
  * then overwritten by the tail walls. A window of the infinite cave (the
  * chunks of docs/scale.md) hashes world coordinates: the x offset is folded
  * into the row hash, so the kernels are unchanged. The path is
- * chosen as for the automaton (automaton.c); the baseline vector path uses
+ * chosen as for the automaton (cells/automaton.c); the baseline vector path uses
  * the scalar code, as SSE2 and NEON lack a 64-bit multiply. */
-#include "internal.h"
+#include "cells/fill.h"
+#include "core/cpu.h"
+#include "core/grid.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
@@ -32,7 +34,7 @@ static uint64_t threshold_of(uint32_t ppb)
     return ((uint64_t)ppb << 32) / 1000000000u;
 }
 
-/* splitmix64's finaliser, as cg__mix64 (rng.c), here so it inlines. */
+/* splitmix64's finaliser, as cg__mix64 (core/rng.c), here so it inlines. */
 static inline uint64_t mix(uint64_t z)
 {
     z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);

@@ -1,7 +1,8 @@
-/* status.c - status strings and diagnostics. */
+/* core/diag.c - status strings and diagnostics. */
+#include <stdarg.h>
 #include <stdio.h>
 
-#include "internal.h"
+#include "core/diag.h"
 
 const char *cg_strerror(cg_status status)
 {

@@ -1,8 +1,10 @@
-/* grid.c - the bitboard grid: allocation, cell access, markers. */
+/* core/grid.c - the bitboard grid: allocation, cell access, markers. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "regions/reach.h"
 
 /* Words of memory for a w x h grid, or 0 on overflow. */
 static size_t grid_words(uint32_t w, uint32_t h, size_t *nw_out)
@@ -279,4 +281,15 @@ void cg__grid_wall_ring(cg_grid *g)
         r[g->nw - 1] |= last;
     }
     cg__grid_fix_tail(g);
+}
+
+int cg__find_mark(const cg_grid *g, cg_marker kind, uint32_t *x, uint32_t *y)
+{
+    for (size_t i = 0; i < g->nmarks; i++)
+        if (g->marks[i].kind == kind) {
+            *x = g->marks[i].x;
+            *y = g->marks[i].y;
+            return 1;
+        }
+    return 0;
 }

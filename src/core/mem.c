@@ -1,5 +1,5 @@
-/* mem.c - the per-run memory budget behind the allocator of mem.h. */
-#include "mem.h"
+/* core/mem.c - the per-run memory budget behind the allocator of core/mem.h. */
+#include "core/mem.h"
 
 #include <inttypes.h>
 #include <stdatomic.h>

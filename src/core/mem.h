@@ -1,4 +1,4 @@
-/* mem.h - the library's allocator: every allocation of the library goes
+/* core/mem.h - the library's allocator: every allocation of the library goes
  * through cg__malloc, cg__calloc, cg__realloc and cg__free, which put a
  * small header before each block recording its size, so that a pipeline
  * run can count the bytes it holds and refuse an allocation that would take

@@ -1,4 +1,4 @@
-/* rng.c - the library's only source of randomness.
+/* core/rng.c - the library's only source of randomness.
  *
  * No rand(), no global state: every random decision is a hash of the seed,
  * the step that makes it and the cell it is about, so a result never depends
@@ -6,7 +6,7 @@
  * splitmix64 finaliser (Steele, Lea, Flood: "Fast splittable pseudorandom
  * number generators", 2014), a bijection on 64 bits with full avalanche.
  * docs/randomness.md documents the exact construction. */
-#include "internal.h"
+#include "core/rng.h"
 
 uint64_t cg__mix64(uint64_t z)
 {

@@ -1,4 +1,4 @@
-/* chunk.c - windows of the infinite cave (SPEC 6 `--chunk`, docs/scale.md).
+/* engine/chunk.c - windows of the infinite cave (SPEC 6 `--chunk`, docs/scale.md).
  *
  * The infinite cave of a seed is what the pipeline's local steps give when
  * they run on the whole plane: the fill draws every cell from its world
@@ -25,7 +25,8 @@
  * across windows, so chunk mode refuses them. */
 #include <string.h>
 
-#include "steps.h"
+#include "core/grid.h"
+#include "engine/steps.h"
 
 cg_status cg__chunk_halo(const cg__step *steps, size_t n, uint64_t *halo, size_t *bad)
 {

@@ -1,15 +1,20 @@
-/* pipeline.c - a pipeline is the list of parsed steps; running it applies
+/* engine/pipeline.c - a pipeline is the list of parsed steps; running it applies
  * them in order to one grid (SPEC 2: one engine, presets are data).
  *
  * Scale (docs/scale.md): the second buffer of the automaton steps lives only
  * from the first of them to the last, so the steps after (regions, placement)
  * have its memory; big maps run their fill and passes in stripes of rows
  * through the caller's parallel loop; chunk mode runs the local steps on the
- * window plus a halo and cuts the window out (chunk.c). */
+ * window plus a halo and cuts the window out (engine/chunk.c). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "steps.h"
+#include "cells/par.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "core/rng.h"
+#include "engine/steps.h"
 
 #define DEFAULT_WIDTH 80
 #define DEFAULT_HEIGHT 50
@@ -110,46 +115,6 @@ static int needs_scratch(const cg__step *s)
     return s->def->chunk_margin && s->def->chunk_margin(s, 0) > 0;
 }
 
-/* Rows of at least this many cells make a stripe worth a task of its own; at
- * most MAX_STRIPES stripes. The count depends on the grid only, never on the
- * threads, and every stripe computes its rows from the same source: the map
- * is the same however many threads run them. */
-#define STRIPE_CELLS (UINT64_C(1) << 20)
-#define MAX_STRIPES 256u
-
-typedef struct stripe_job {
-    void (*rows)(void *arg, uint32_t y0, uint32_t y1);
-    void *arg;
-    uint32_t h;
-    size_t n;
-} stripe_job;
-
-static void stripe_task(void *arg, size_t i)
-{
-    const stripe_job *j = arg;
-    uint32_t y0 = (uint32_t)((uint64_t)j->h * i / j->n);
-    uint32_t y1 = (uint32_t)((uint64_t)j->h * (i + 1) / j->n);
-    j->rows(j->arg, y0, y1);
-}
-
-void cg__par_rows(const cg__par *par, const cg_grid *g,
-                  void (*rows)(void *arg, uint32_t y0, uint32_t y1), void *arg)
-{
-    uint64_t n = (uint64_t)g->nw * 64 * g->h / STRIPE_CELLS;
-    if (n > MAX_STRIPES)
-        n = MAX_STRIPES;
-    if (n > g->h / 16) /* a stripe re-reads 2 rows above and below its own */
-        n = g->h / 16;
-    if (!par || !par->fn || n < 2) {
-        rows(arg, 0, g->h);
-        return;
-    }
-    stripe_job job = {rows, arg, g->h, (size_t)n};
-    cg__budget *budget = cg__budget_suspend(); /* the stripes allocate nothing */
-    par->fn(par->ctx, (size_t)n, stripe_task, &job);
-    cg__budget_resume(budget);
-}
-
 /* How one attempt runs: on an input map or a fresh all-wall grid of
  * width x height; in chunk mode the grid is the window plus its halo. */
 typedef struct run_plan {
@@ -161,7 +126,7 @@ typedef struct run_plan {
     int64_t origin_x, origin_y; /* world cell of the grid's (0, 0) */
 } run_plan;
 
-/* The message of a run stopped by its memory budget (mem.h): which step
+/* The message of a run stopped by its memory budget (core/mem.h): which step
  * (NULL: setting up the map) on what size of map. */
 static void over_budget(const cg__budget *b, const cg__step *s, uint32_t w, uint32_t h,
                         cg_diag *diag)

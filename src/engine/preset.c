@@ -1,4 +1,4 @@
-/* preset.c - the preset language: one step per line, '#' comments, tokens
+/* engine/preset.c - the preset language: one step per line, '#' comments, tokens
  * separated by blanks; a step name, an optional positional argument, then
  * key=value options and bare-word flags (SPEC 3). Every error carries the
  * line and column of the token at fault. */
@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "steps.h"
+#include "core/diag.h"
+#include "core/mem.h"
+#include "engine/steps.h"
 
 static int tok_eq(const cg__token *t, const char *s)
 {
@@ -221,8 +223,8 @@ cg_status cg__parse_int(const cg__token *tok, int line, const char *what, long l
         }
     }
     if (!ok) {
-        cg__diag(diag, line, tok->column, "%s must be an integer in %ld..%ld, not '%.*s'", what,
-                 lo, hi, (int)(tok->len > 40 ? 40 : tok->len), tok->s);
+        cg__diag(diag, line, tok->column, "%s must be an integer in %ld..%ld, not '%.*s'", what, lo,
+                 hi, (int)(tok->len > 40 ? 40 : tok->len), tok->s);
         return CG_EPARSE;
     }
     *out = v;

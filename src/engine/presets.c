@@ -1,8 +1,9 @@
-/* presets.c - the built-in presets, compiled from the files presets/NAME.preset by
+/* engine/presets.c - the built-in presets, compiled from the files presets/NAME.preset by
  * cmake/embed_presets.cmake. */
 #include <string.h>
 
-#include "presets_data.h"
+#include "cavegen/cavegen.h"
+#include "engine/presets.h"
 
 size_t cg_preset_count(void)
 {

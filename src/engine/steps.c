@@ -1,8 +1,14 @@
-/* steps.c - the step table: each step's syntax, argument checks and run
+/* engine/steps.c - the step table: each step's syntax, argument checks and run
  * function. Adding a step means adding a row here (SPEC 3). */
 #include <string.h>
 
-#include "steps.h"
+#include "cells/automaton.h"
+#include "cells/fill.h"
+#include "cells/par.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/rng.h"
+#include "engine/steps.h"
 
 #define MAX_PASSES 100000
 
@@ -283,7 +289,7 @@ const cg__step_def cg__step_defs[] = {
     /* "open>=P%" splits at '=' like any key=value: the key is "open>". */
     {"require", "require open>=PERCENT", 0, {"open>", NULL}, {NULL}, 0, 0, cg__parse_require,
      cg__run_require, NULL},
-    /* `loops` is both a flag and a key (`loops`, `loops=30%`); maze.c reads the flags in
+    /* `loops` is both a flag and a key (`loops`, `loops=30%`); place/maze.c reads the flags in
      * this order. */
     {"maze", "maze [connected] [loops[=PERCENT]] [no-isolated]", 0, {"loops", NULL},
      {"connected", "loops", "no-isolated", NULL}, 0, 1, cg__maze_parse, cg__maze_run,

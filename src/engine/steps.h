@@ -1,11 +1,12 @@
-/* steps.h - pipeline steps as data: a table of {name, syntax, parse, run}.
- * preset.c tokenises a line and checks it against the step's syntax; the
- * step's parse function turns the values into parameters; pipeline.c runs
+/* engine/steps.h - pipeline steps as data: a table of {name, syntax, parse, run}.
+ * engine/preset.c tokenises a line and checks it against the step's syntax; the
+ * step's parse function turns the values into parameters; engine/pipeline.c runs
  * the parsed steps in order. */
 #ifndef CG_STEPS_H
 #define CG_STEPS_H
 
-#include "internal.h"
+#include "cells/par.h"
+#include "core/grid.h"
 
 #define CG__MAX_KEYS 8
 #define CG__REACH_MAX_STARTS 32
@@ -84,13 +85,13 @@ typedef struct cg__run {
     cg_grid *scratch; /* same size: the second buffer of double-buffered steps */
     uint64_t seed;
     cg_diag *diag;
-    /* Placement (place.c), reset for every attempt. */
-    int have_entrance_angle; /* an `entrance` step ran: `exit` turns from its angle */
-    uint32_t entrance_angle; /* 65536 units per turn */
-    cg_grid *connected;      /* the cells `entrance` left (owned): while the map still
-                              * equals them, all its floor is connected to the entrance */
+    /* Placement (place/place.c), reset for every attempt. */
+    int have_entrance_angle;           /* an `entrance` step ran: `exit` turns from its angle */
+    uint32_t entrance_angle;           /* 65536 units per turn */
+    cg_grid *connected;                /* the cells `entrance` left (owned): while the map still
+                                        * equals them, all its floor is connected to the entrance */
     uint32_t connected_x, connected_y; /* where that entrance is */
-    uint64_t fail_score;     /* with CG_EFAIL: how close the attempt came (higher: closer) */
+    uint64_t fail_score; /* with CG_EFAIL: how close the attempt came (higher: closer) */
     /* Scale (docs/scale.md): stripes of rows for big maps, and chunk mode,
      * where grid cell (x, y) is world cell (origin_x + x, origin_y + y) of
      * the infinite cave and fill draws no ring. */
@@ -101,12 +102,12 @@ typedef struct cg__run {
 
 typedef struct cg__step_def {
     const char *name;
-    const char *usage;             /* e.g. "generations N r1=A r2=B [self=yes|no]" */
-    int positional;                /* takes a positional argument */
-    const char *keys[CG__MAX_KEYS]; /* recognised key=value keys */
+    const char *usage;               /* e.g. "generations N r1=A r2=B [self=yes|no]" */
+    int positional;                  /* takes a positional argument */
+    const char *keys[CG__MAX_KEYS];  /* recognised key=value keys */
     const char *flags[CG__MAX_KEYS]; /* recognised bare words */
-    int is_setting;                /* configures the pipeline, not a step that runs */
-    int random;                    /* consumes the seed */
+    int is_setting;                  /* configures the pipeline, not a step that runs */
+    int random;                      /* consumes the seed */
     cg_status (*parse)(cg__step *step, const cg__args *args, cg_diag *diag);
     cg_status (*run)(const cg__step *step, cg__run *run);
     /* Local steps (they may run in a chunk of the infinite cave): given the
@@ -128,25 +129,25 @@ cg_status cg__parse_int(const cg__token *tok, int line, const char *what, long l
 cg_status cg__parse_percent(const cg__token *tok, int line, const char *what, uint32_t *ppb,
                             cg_diag *diag);
 
-/* preset.c: parses text, appending steps to *steps (grown with realloc). */
+/* engine/preset.c: parses text, appending steps to *steps (grown with realloc). */
 cg_status cg__parse_steps(const char *text, size_t len, cg__step **steps, size_t *nsteps,
                           size_t *cap, cg_diag *diag);
 
-/* maze.c: `maze [connected] [loops[=P%]] [no-isolated]` (seed 003). */
+/* place/maze.c: `maze [connected] [loops[=P%]] [no-isolated]` (seed 003). */
 cg_status cg__maze_parse(cg__step *step, const cg__args *args, cg_diag *diag);
 cg_status cg__maze_run(const cg__step *step, cg__run *run);
 
-/* reach.c: `reach from=X,Y[;X,Y...]|entrance [moves=M]`. */
+/* regions/reach.c: `reach from=X,Y[;X,Y...]|entrance [moves=M]`. */
 cg_status cg__parse_reach(cg__step *step, const cg__args *args, cg_diag *diag);
 cg_status cg__run_reach(const cg__step *step, cg__run *run);
 
-/* downscale.c: `downscale K` (seed 001). Steps before it run at K times the
+/* cells/downscale.c: `downscale K` (seed 001). Steps before it run at K times the
  * size (cg__pipeline_start_size). */
 #define CG__DOWNSCALE_MAX 16
 cg_status cg__parse_downscale(cg__step *step, const cg__args *args, cg_diag *diag);
 cg_status cg__run_downscale(const cg__step *step, cg__run *run);
 
-/* place.c: `entrance`, `exit`, `poi count=K spacing=D`, `require open>=P%`
+/* place/place.c: `entrance`, `exit`, `poi count=K spacing=D`, `require open>=P%`
  * (seed 001, SPEC 3.2). A requirement that fails returns CG_EFAIL with the
  * reason in run->diag and run->fail_score set; the pipeline then retries. */
 cg_status cg__parse_entrance(cg__step *step, const cg__args *args, cg_diag *diag);
@@ -157,14 +158,14 @@ cg_status cg__run_poi(const cg__step *step, cg__run *run);
 cg_status cg__parse_require(cg__step *step, const cg__args *args, cg_diag *diag);
 cg_status cg__run_require(const cg__step *step, cg__run *run);
 
-/* regions.c: `remove-floor min=N`, `remove-walls min=N`, `keep-largest` (seed 002). */
+/* regions/regions.c: `remove-floor min=N`, `remove-walls min=N`, `keep-largest` (seed 002). */
 cg_status cg__parse_remove(cg__step *step, const cg__args *args, cg_diag *diag);
 cg_status cg__parse_keep_largest(cg__step *step, const cg__args *args, cg_diag *diag);
 cg_status cg__run_remove_floor(const cg__step *step, cg__run *run);
 cg_status cg__run_remove_walls(const cg__step *step, cg__run *run);
 cg_status cg__run_keep_largest(const cg__step *step, cg__run *run);
 
-/* chunk.c: windows of the infinite cave (docs/scale.md). cg__chunk_halo: the
+/* engine/chunk.c: windows of the infinite cave (docs/scale.md). cg__chunk_halo: the
  * halo the steps need, or CG_EINVAL with *bad the index of the first step
  * that needs the whole map. cg__local_step_names: "fill, generations, ..."
  * for messages. cg__grid_crop: a new w x h grid holding the cells of src
@@ -174,7 +175,7 @@ void cg__local_step_names(char *buf, size_t cap);
 cg_status cg__grid_crop(cg_grid **out, const cg_grid *src, uint32_t x0, uint32_t y0, uint32_t w,
                         uint32_t h);
 
-/* connect.c: `connect [width=W]` (seed 002). */
+/* regions/connect.c: `connect [width=W]` (seed 002). */
 #define CG__CONNECT_MAX_WIDTH 16
 cg_status cg__parse_connect(cg__step *step, const cg__args *args, cg_diag *diag);
 cg_status cg__run_connect(const cg__step *step, cg__run *run);

@@ -1,9 +1,13 @@
-/* io_ascii.c - the ASCII map format (SPEC 5): '#' wall, '.' floor, '<'
+/* io/ascii.c - the ASCII map format (SPEC 5): '#' wall, '.' floor, '<'
  * entrance, '>' exit, '*' point of interest, 'x' blocked; one line per row. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "io/writers.h"
+#include "regions/reach.h"
 
 static const char mark_chars[] = {'.', '<', '>', '*', 'x'}; /* by cg_marker */
 

@@ -1,10 +1,14 @@
-/* io_distances.c - the machine-readable reach list (SPEC 5, seed 004): a
+/* io/distances.c - the machine-readable reach list (SPEC 5, seed 004): a
  * CSV header "x,y,distance", then one line per reached cell in scan order
  * (y, then x). For scripts: `cavegen -i map.txt --reach 3,4 -f distances`. */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "io/writers.h"
+#include "regions/reach.h"
 
 #define BUF_BYTES 65536
 

@@ -1,4 +1,4 @@
-/* io_json.c - the JSON map format (SPEC 5; schema in docs/formats.md): the
+/* io/json.c - the JSON map format (SPEC 5; schema in docs/formats.md): the
  * map's rows as ASCII strings, its markers as coordinates, how it was made
  * (seed, preset, attempts), the figures of cg_grid_stats and the attached
  * reach. Integers only - the floor share is in per-mille, rounded down - so
@@ -7,14 +7,18 @@
  * (exact only up to 2^53). */
 #include <string.h>
 
-#include "io_sink.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "io/sink.h"
+#include "io/writers.h"
+#include "regions/reach.h"
 
 /* Bumped when a field changes meaning or goes away (adding one does not). */
 #define JSON_FORMAT_VERSION 1u
 
 /* Eight cells to eight characters: entry v is the cells whose wall bits are
  * v (bit j = cell j). Built by the preprocessor, so constant and
- * thread-safe (the same table as io_ascii.c's). */
+ * thread-safe (the same table as io/ascii.c's). */
 #define C(v, b) (((v) >> (b)) & 1 ? '#' : '.')
 #define E(v)                                                                                       \
     {                                                                                              \

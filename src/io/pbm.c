@@ -1,4 +1,4 @@
-/* io_pbm.c - netpbm's PBM, raw form (P4), for ImageMagick and netpbm
+/* io/pbm.c - netpbm's PBM, raw form (P4), for ImageMagick and netpbm
  * pipelines: 1 = black = wall, 0 = white = floor (markers are floor), `scale`
  * pixels per cell like PNG. Each pixel row is packed eight pixels a byte,
  * the first pixel in the high bit, the row padded with 0 bits to a whole
@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "io/writers.h"
 
 /* The pixel bytes of 8 cells: entry v (scale bytes, since 8 cells of scale
  * pixels are 8 * scale bits) is the image of the cells whose wall bits are v

@@ -1,4 +1,4 @@
-/* io_png.c - PNG output through libpng (SPEC 5): a palette image, `scale`
+/* io/png.c - PNG output through libpng (SPEC 5): a palette image, `scale`
  * pixels per cell, 1 bit per pixel when the map is only walls and floor
  * (4 bits when it has markers). The bytes depend only on the grid and the
  * scale (no time chunk).
@@ -33,8 +33,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "io_png.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "io/png.h"
+#include "io/writers.h"
 
 /* Palette indices: wall, floor, then one per cg_marker after NONE. */
 const png_color cg__palette[CG__PALETTE_FIXED] = {

@@ -1,10 +1,10 @@
-/* io_png.h - what the two PNG writers share. */
+/* io/png.h - what the two PNG writers share. */
 #ifndef CG_IO_PNG_H
 #define CG_IO_PNG_H
 
 #include <png.h>
 
-#include "internal.h"
+#include "core/grid.h"
 
 /* Wall, floor, entrance, exit, point of interest, blocked (docs/formats.md). */
 #define CG__PALETTE_FIXED 6
@@ -22,7 +22,7 @@ void cg__png_sink_flush(png_structp png);
 void cg__png_on_error(png_structp png, png_const_charp msg);   /* error_ptr: a cg_diag */
 void cg__png_on_warning(png_structp png, png_const_charp msg); /* ignored */
 
-/* io_png_reach.c: a map with a reach attached, as an 8-bit palette image
+/* io/png_reach.c: a map with a reach attached, as an 8-bit palette image
  * whose reached cells take a colour ramp over their distance. */
 cg_status cg__write_png_reach(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,
                               cg_diag *diag);

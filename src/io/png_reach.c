@@ -1,13 +1,17 @@
-/* io_png_reach.c - PNG of a map with a reach result (seed 004, SPEC 5): an
- * 8-bit palette image, the fixed colours of io_png.c then a ramp of 250
+/* io/png_reach.c - PNG of a map with a reach result (seed 004, SPEC 5): an
+ * 8-bit palette image, the fixed colours of io/png.c then a ramp of 250
  * colours over distance, near (yellow) to far (deep violet), like viridis.
  * Reach images are rare and small next to cave images, so this is plain
- * libpng + zlib row by row; io_png.c's own deflate is for 1- and 4-bit maps. */
+ * libpng + zlib row by row; io/png.c's own deflate is for 1- and 4-bit maps. */
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "io_png.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "io/png.h"
+#include "regions/reach.h"
 
 #define RAMP 250 /* palette entries 6..255 */
 

@@ -1,8 +1,10 @@
-/* io_sink.c - the buffered sink of the text writers (io_sink.h). */
+/* io/sink.c - the buffered sink of the text writers (io/sink.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "io_sink.h"
+#include "core/diag.h"
+#include "core/mem.h"
+#include "io/sink.h"
 
 #define SINK_BYTES ((size_t)1 << 16)
 #define RESERVE_MAX ((size_t)4096)

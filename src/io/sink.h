@@ -1,5 +1,5 @@
-/* io_sink.h - a buffered byte sink for the text writers (io_json.c,
- * io_tiled.c): appends go to a 64 KiB buffer handed to the user's write
+/* io/sink.h - a buffered byte sink for the text writers (io/json.c,
+ * io/tiled.c): appends go to a 64 KiB buffer handed to the user's write
  * callback when full, so a map costs a few hundred callback calls, not one
  * per cell. The first failure (the callback's, or out of memory) sticks:
  * later appends do nothing and cg__sink_finish reports it, so writers need
@@ -7,7 +7,7 @@
 #ifndef CG_IO_SINK_H
 #define CG_IO_SINK_H
 
-#include "internal.h"
+#include "core/grid.h"
 
 typedef struct cg__sink {
     cg_write_fn write;

@@ -1,4 +1,4 @@
-/* io_tiled.c - Tiled maps (https://www.mapeditor.org): TMX (XML) and TMJ
+/* io/tiled.c - Tiled maps (https://www.mapeditor.org): TMX (XML) and TMJ
  * (JSON), and the tileset image they reference (docs/formats.md).
  *
  * Tiled is the map editor most 2D game developers use, and many engines
@@ -25,7 +25,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io_sink.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "io/sink.h"
+#include "io/writers.h"
+#include "regions/reach.h"
 
 /* ------------------------------------------------------------- tileset */
 

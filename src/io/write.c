@@ -1,11 +1,13 @@
-/* write.c - cg_write and cg_write_ex: check the options and hand the grid to
- * the writer of the chosen format (one file per format: io_ascii.c,
- * io_png.c, io_json.c, io_tiled.c, io_pbm.c); the table of format names.
- * io_png.c and io_png_reach.c are compiled only with libpng (CG_HAVE_PNG,
+/* io/write.c - cg_write and cg_write_ex: check the options and hand the grid to
+ * the writer of the chosen format (one file per format: io/ascii.c,
+ * io/png.c, io/json.c, io/tiled.c, io/pbm.c); the table of format names.
+ * io/png.c and io/png_reach.c are compiled only with libpng (CG_HAVE_PNG,
  * the CMake option CAVEGEN_PNG). */
 #include <string.h>
 
-#include "internal.h"
+#include "core/diag.h"
+#include "core/mem.h"
+#include "io/writers.h"
 
 static const struct {
     cg_format format;
@@ -129,7 +131,7 @@ cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options, cons
         return CG_EINVAL;
     }
     /* The writers hold a few rows, but JSON's figures label the regions:
-     * held to the caller's budget like a run (mem.h). */
+     * held to the caller's budget like a run (core/mem.h). */
     cg__budget budget = {0};
     if (o->max_memory)
         cg__budget_begin(&budget, o->max_memory);

@@ -1,4 +1,4 @@
-/* maze.c - the `maze` step: seed 003's "mole" maze generator (SPEC 3.3).
+/* place/maze.c - the `maze` step: seed 003's "mole" maze generator (SPEC 3.3).
  *
  * The seed (Labyrinth Generator v1.0, "Cyrus the great"): start from all
  * walls with no cell initialised; find an uninitialised cell; drop a virtual
@@ -29,10 +29,13 @@
  * raising the loop probability only ever adds openings. */
 #include <string.h>
 
-#include "steps.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/rng.h"
+#include "engine/steps.h"
 
 /* Bits of cg__args.flags: the order of the flags list in the step table
- * (src/steps.c). */
+ * (src/engine/steps.c). */
 enum { FLAG_CONNECTED = 1u << 0, FLAG_LOOPS = 1u << 1, FLAG_NO_ISOLATED = 1u << 2 };
 
 /* Sub-keys of the step key, one per kind of decision. */

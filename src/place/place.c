@@ -1,4 +1,4 @@
-/* place.c - placement on a cave (seed 001, SPEC 3.2): `entrance`, `exit`,
+/* place/place.c - placement on a cave (seed 001, SPEC 3.2): `entrance`, `exit`,
  * `poi count=K spacing=D`, `require open>=P%`, and the 4-connected searches
  * they share (flood fill, shortest path).
  *
@@ -11,7 +11,7 @@
  * degrees; points of interest are drawn from the shuffled connected cells,
  * each far enough from the entrance, the exit and the other points, and
  * too few means starting again. "Starting again" is the pipeline's attempts
- * (pipeline.c): a step here that cannot be satisfied returns CG_EFAIL.
+ * (engine/pipeline.c): a step here that cannot be satisfied returns CG_EFAIL.
  *
  * Everything that decides a cell is integer arithmetic: angles are 65536
  * units per turn and their sines come from a fixed table, so every platform
@@ -20,7 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "steps.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "core/rng.h"
+#include "engine/steps.h"
+#include "regions/flood.h"
+#include "regions/regions.h"
 
 /* ------------------------------------------------------------------ angles */
 
@@ -94,224 +100,6 @@ static int64_t round_q30(int64_t v)
     return v >= 0 ? (v + Q30 / 2) / Q30 : -((-v + Q30 / 2) / Q30);
 }
 
-/* -------------------------------------------------------------- the queue */
-
-/* A growable ring buffer of cells packed as y << 32 | x. */
-typedef struct queue {
-    uint64_t *v;
-    size_t cap, head, n; /* cap: 0 or a power of two */
-} queue;
-
-static cg_status q_push(queue *q, uint64_t item)
-{
-    if (q->n == q->cap) {
-        size_t cap = q->cap ? q->cap * 2 : 1024;
-        if (cap > SIZE_MAX / sizeof *q->v)
-            return CG_EOVERFLOW;
-        uint64_t *v = cg__malloc(cap * sizeof *v);
-        if (!v)
-            return CG_ENOMEM;
-        for (size_t i = 0; i < q->n; i++)
-            v[i] = q->v[(q->head + i) & (q->cap - 1)];
-        cg__free(q->v);
-        q->v = v;
-        q->cap = cap;
-        q->head = 0;
-    }
-    q->v[(q->head + q->n) & (q->cap - 1)] = item;
-    q->n++;
-    return CG_OK;
-}
-
-static uint64_t q_pop(queue *q)
-{
-    uint64_t item = q->v[q->head];
-    q->head = (q->head + 1) & (q->cap - 1);
-    q->n--;
-    return item;
-}
-
-static inline uint64_t pack(uint64_t x, uint64_t y)
-{
-    return y << 32 | x;
-}
-
-/* ------------------------------------------------------------- searches */
-
-static inline int bit(const uint64_t *row, uint64_t x)
-{
-    return (int)((row[x >> 6] >> (x & 63)) & 1);
-}
-
-/* The first wall after floor cell x of a row (the tail bits and the framing
- * word are wall, so the scan stops). */
-static uint64_t wall_after(const uint64_t *row, uint64_t x)
-{
-    size_t i = (size_t)(x >> 6);
-    uint64_t v = row[i] >> (x & 63);
-    if (v)
-        return x + (uint64_t)__builtin_ctzll(v);
-    while (!row[++i])
-        ;
-    return (uint64_t)i * 64 + (uint64_t)__builtin_ctzll(row[i]);
-}
-
-/* The last wall before floor cell x of a row, as a signed position (-1:
- * the framing word before the map). */
-static int64_t wall_before(const uint64_t *row, uint64_t x)
-{
-    ptrdiff_t i = (ptrdiff_t)(x >> 6);
-    uint64_t v = row[i] << (63 - (x & 63));
-    if (v)
-        return (int64_t)x - __builtin_clzll(v);
-    while (!row[--i])
-        ;
-    return (int64_t)i * 64 + 63 - __builtin_clzll(row[i]);
-}
-
-/* Bits lo..hi (inclusive, in one word) set. */
-static inline uint64_t range_mask(unsigned lo, unsigned hi)
-{
-    return (~UINT64_C(0) << lo) & (~UINT64_C(0) >> (63 - hi));
-}
-
-/* Pushes the first cell of every run of floor-and-unreached cells of row y
- * within l..r: the span fill's seeds for a neighbouring row. */
-static cg_status push_runs(queue *q, const cg_grid *g, const cg_grid *reached, uint32_t y,
-                           uint64_t l, uint64_t r)
-{
-    const uint64_t *gr = cg__row(g, y), *rr = cg__row(reached, y);
-    uint64_t carry = 0;
-    for (size_t i = (size_t)(l >> 6); i <= (size_t)(r >> 6); i++) {
-        unsigned lo = i == (size_t)(l >> 6) ? (unsigned)(l & 63) : 0;
-        unsigned hi = i == (size_t)(r >> 6) ? (unsigned)(r & 63) : 63;
-        uint64_t open = ~gr[i] & rr[i] & range_mask(lo, hi);
-        uint64_t starts = open & ~(open << 1 | carry);
-        carry = open >> 63;
-        while (starts) {
-            cg_status st = q_push(q, pack((uint64_t)i * 64 + (uint64_t)__builtin_ctzll(starts), y));
-            if (st != CG_OK)
-                return st;
-            starts &= starts - 1;
-        }
-    }
-    return CG_OK;
-}
-
-cg_status cg__flood(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reached, uint64_t *count)
-{
-    /* A span fill (Smith, "Tint fill", 1979) on the bitboard: each popped
-     * seed grows to its whole run of floor in the row, found a word at a
-     * time, and seeds the runs that touch it in the rows above and below.
-     * Every cell is reached once; the queue holds runs, not cells. */
-    *count = 0;
-    if (cg_grid_get(g, x, y) != CG_FLOOR)
-        return CG_OK;
-    queue q = {0};
-    cg_status st = q_push(&q, pack(x, y));
-    while (st == CG_OK && q.n) {
-        uint64_t item = q_pop(&q);
-        uint64_t cx = item & 0xFFFFFFFFu;
-        uint32_t cy = (uint32_t)(item >> 32);
-        uint64_t *rr = cg__row(reached, cy);
-        if (!bit(rr, cx))
-            continue; /* reached through another run meanwhile */
-        const uint64_t *gr = cg__row(g, cy);
-        uint64_t l = (uint64_t)(wall_before(gr, cx) + 1), r = wall_after(gr, cx) - 1;
-        for (size_t i = (size_t)(l >> 6); i <= (size_t)(r >> 6); i++) {
-            unsigned lo = i == (size_t)(l >> 6) ? (unsigned)(l & 63) : 0;
-            unsigned hi = i == (size_t)(r >> 6) ? (unsigned)(r & 63) : 63;
-            rr[i] &= ~range_mask(lo, hi);
-        }
-        *count += r - l + 1;
-        if (cy > 0)
-            st = push_runs(&q, g, reached, cy - 1, l, r);
-        if (st == CG_OK && cy + 1 < g->h)
-            st = push_runs(&q, g, reached, cy + 1, l, r);
-    }
-    cg__free(q.v);
-    return st;
-}
-
-static int open_cell(const cg_grid *g, int64_t x, int64_t y)
-{
-    return x >= 0 && y >= 0 && x < (int64_t)g->w && y < (int64_t)g->h &&
-           !bit(cg__row(g, y), (uint64_t)x);
-}
-
-cg_status cg__path_length(const cg_grid *g, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1,
-                          int64_t *length)
-{
-    /* Breadth-first search, one layer of the frontier per step, on a copy
-     * of the map in which every visited cell is made wall: one bit test per
-     * neighbour. Cells are addressed as (x + 64, y) from the word before
-     * each row, so x - 1 = -1 reads the framing word and y +- 1 the padding
-     * rows: all wall, no bounds test. */
-    *length = -1;
-    if (!open_cell(g, x0, y0) || !open_cell(g, x1, y1))
-        return CG_OK;
-    if (x0 == x1 && y0 == y1) {
-        *length = 0;
-        return CG_OK;
-    }
-    cg_grid *open = NULL;
-    cg_status st = cg__grid_new_like(&open, g);
-    if (st != CG_OK)
-        return st;
-    memcpy(open->mem, g->mem, g->stride * ((size_t)g->h + 2 * CG__PAD) * sizeof *g->mem);
-    const ptrdiff_t stride = (ptrdiff_t)g->stride;
-    uint64_t *base = cg__row(open, 0) - 1; /* bit (x + 64) of row y: base + y*stride */
-    const uint64_t target = pack((uint64_t)x1 + 64, y1);
-    queue q = {0};
-    uint64_t start = (uint64_t)x0 + 64;
-    base[(ptrdiff_t)y0 * stride + (ptrdiff_t)(start >> 6)] |= UINT64_C(1) << (start & 63);
-    st = q_push(&q, pack(start, y0));
-    int64_t dist = 1;
-    size_t layer = 1, next = 0;
-    while (st == CG_OK && q.n) {
-        uint64_t item = q_pop(&q);
-        uint64_t cx = item & 0xFFFFFFFFu, cy = item >> 32;
-        uint64_t nb[4] = {pack(cx + 1, cy), pack(cx - 1, cy), pack(cx, cy + 1), pack(cx, cy - 1)};
-        for (int k = 0; k < 4; k++) {
-            uint64_t nx = nb[k] & 0xFFFFFFFFu;
-            /* Row -1 wraps to 2^32 - 1 in the packing: take it as signed. */
-            ptrdiff_t ny = (ptrdiff_t)(int32_t)(uint32_t)(nb[k] >> 32);
-            uint64_t *w = &base[ny * stride + (ptrdiff_t)(nx >> 6)];
-            uint64_t m = UINT64_C(1) << (nx & 63);
-            if (*w & m)
-                continue;
-            if (nb[k] == target) {
-                *length = dist;
-                goto done;
-            }
-            *w |= m;
-            if ((st = q_push(&q, nb[k])) != CG_OK)
-                goto done;
-            next++;
-        }
-        if (--layer == 0) {
-            dist++;
-            layer = next;
-            next = 0;
-        }
-    }
-done:
-    cg__free(q.v);
-    cg_grid_free(open);
-    return st;
-}
-
-int cg__find_mark(const cg_grid *g, cg_marker kind, uint32_t *x, uint32_t *y)
-{
-    for (size_t i = 0; i < g->nmarks; i++)
-        if (g->marks[i].kind == kind) {
-            *x = g->marks[i].x;
-            *y = g->marks[i].y;
-            return 1;
-        }
-    return 0;
-}
-
 /* ------------------------------------------------------------ ray casting */
 
 /* Seed 001's ray: from the point at `angle` on a circle around the map's
@@ -334,8 +122,8 @@ static int ray_cast(const cg_grid *g, const cg_grid *allowed, uint32_t angle, ui
     int64_t sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
     int64_t err = ax - ay;
     for (;;) {
-        if (open_cell(g, x0, y0) && cg_grid_marker(g, x0, y0) == CG_MARK_NONE &&
-            (!allowed || !bit(cg__row(allowed, y0), (uint64_t)x0))) {
+        if (cg__is_floor(g, x0, y0) && cg_grid_marker(g, x0, y0) == CG_MARK_NONE &&
+            (!allowed || !cg__bit(cg__row(allowed, y0), (uint64_t)x0))) {
             *x = (uint32_t)x0;
             *y = (uint32_t)y0;
             return 1;
@@ -555,7 +343,7 @@ static void points_free(points *p)
 /* The slot of bucket (bx, by): where it is, or the empty slot it would take. */
 static size_t points_slot(const points *p, uint64_t bx, uint64_t by)
 {
-    uint64_t key = pack(bx, by) + 1;
+    uint64_t key = cg__pack_xy(bx, by) + 1;
     size_t i = (size_t)cg__mix64(key) & p->mask;
     while (p->keys[i] && p->keys[i] != key)
         i = (i + 1) & p->mask;
@@ -584,10 +372,10 @@ static void points_add(points *p, uint64_t x, uint64_t y)
 {
     size_t s = points_slot(p, x / p->side, y / p->side);
     if (!p->keys[s]) {
-        p->keys[s] = pack(x / p->side, y / p->side) + 1;
+        p->keys[s] = cg__pack_xy(x / p->side, y / p->side) + 1;
         p->heads[s] = UINT32_MAX;
     }
-    p->xy[p->n] = pack(x, y);
+    p->xy[p->n] = cg__pack_xy(x, y);
     p->next[p->n] = p->heads[s];
     p->heads[s] = p->n++;
 }
@@ -608,7 +396,7 @@ static cg_status add_points(cg_grid *g, uint64_t *cells, size_t n)
         return CG_ENOMEM;
     size_t i = 0, j = 0, k = 0;
     while (i < g->nmarks || j < n) {
-        if (j == n || (i < g->nmarks && pack(g->marks[i].x, g->marks[i].y) < cells[j])) {
+        if (j == n || (i < g->nmarks && cg__pack_xy(g->marks[i].x, g->marks[i].y) < cells[j])) {
             m[k++] = g->marks[i++];
         } else {
             m[k++] = (cg__mark){(uint32_t)(cells[j] & 0xFFFFFFFFu), (uint32_t)(cells[j] >> 32),
@@ -640,11 +428,11 @@ static cg_status list_candidates(const cg_grid *g, const cg_grid *from, uint64_t
         for (size_t i = 0; i < from->nw; i++) {
             uint64_t open = ~r[i];
             while (open) {
-                uint64_t c = pack((uint64_t)i * 64 + (uint64_t)__builtin_ctzll(open), y);
+                uint64_t c = cg__pack_xy((uint64_t)i * 64 + (uint64_t)__builtin_ctzll(open), y);
                 open &= open - 1;
-                while (mi < g->nmarks && pack(g->marks[mi].x, g->marks[mi].y) < c)
+                while (mi < g->nmarks && cg__pack_xy(g->marks[mi].x, g->marks[mi].y) < c)
                     mi++;
-                if (mi < g->nmarks && pack(g->marks[mi].x, g->marks[mi].y) == c)
+                if (mi < g->nmarks && cg__pack_xy(g->marks[mi].x, g->marks[mi].y) == c)
                     continue;
                 v[k++] = c;
             }

@@ -1,4 +1,4 @@
-/* connect.c - `connect [width=W]`: carve corridors until every floor region
+/* regions/connect.c - `connect [width=W]`: carve corridors until every floor region
  * is one region, joining regions at their closest points (seed 002: "cut a
  * corridor between the closest points of two regions").
  *
@@ -6,7 +6,7 @@
  * regions weighted by the city-block distance between their closest cells.
  * It is found without comparing regions pairwise:
  *
- *  1. Label the floor regions (regions.c, on runs).
+ *  1. Label the floor regions (regions/regions.c, on runs).
  *  2. Grow every region at once, one ring of cells per layer: layer k is the
  *     set of cells at distance k from the nearest floor (a breadth-first
  *     search from all floor cells, 4-neighbour steps through any cell), and
@@ -42,8 +42,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regions.h"
-#include "steps.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "engine/steps.h"
+#include "regions/regions.h"
 
 /* The default corridor width: the two cells of seed 000's type 2 corridors,
  * the narrowest passage that does not read as a crack in the rock. */

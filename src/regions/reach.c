@@ -1,4 +1,4 @@
-/* reach.c - cells reachable within M moves, with their distances (seed 004).
+/* regions/reach.c - cells reachable within M moves, with their distances (seed 004).
  *
  * The seed's lessons: go from neighbour to neighbour and never re-explore a
  * cell (each cell enters the search once); and a bitboard version - rows as
@@ -19,7 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "steps.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "engine/steps.h"
+#include "regions/reach.h"
 
 /* Budgets up to this use the bitboard search (measured: docs/PERFORMANCE.md). */
 #define BITBOARD_MAX_MOVES 24

@@ -1,4 +1,4 @@
-/* regions.c - 4-connected regions of floor or wall (seed 002: "find the
+/* regions/regions.c - 4-connected regions of floor or wall (seed 002: "find the
  * regions by BFS, fill the small ones"), and the steps built on them:
  * `remove-floor min=N`, `remove-walls min=N`, `keep-largest`.
  *
@@ -24,8 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regions.h"
-#include "steps.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "engine/steps.h"
+#include "regions/regions.h"
 
 /* ------------------------------------------------------------ run rows */
 

@@ -1,9 +1,10 @@
-/* regions.h - the run-based region labeller shared by regions.c and
- * connect.c (private to those two files; see docs/regions.md). */
+/* regions/regions.h - 4-connected regions (regions/regions.c, regions/connect.c;
+ * docs/regions.md): the run-based labeller, removal, keep-largest,
+ * connect. */
 #ifndef CG_REGIONS_H
 #define CG_REGIONS_H
 
-#include "internal.h"
+#include "core/grid.h"
 
 /* The result of labelling: after cg__label, parent[l] is the root of label
  * l (roots satisfy parent[r] == r and are numbered in scan order of their
@@ -65,7 +66,14 @@ cg_status cg__flip_regions_except(cg_grid *g, const cg__labeller *lb, uint32_t k
  * are dropped. */
 cg_status cg__remove_small(cg_grid *g, int walls, uint64_t min);
 
-/* connect.c: carves corridors width cells wide until g has at most one floor
+/* Floor regions of g: their number and the size of the largest (0, 0 for
+ * no floor). Fails only with CG_ENOMEM / CG_EOVERFLOW. */
+cg_status cg__floor_regions(const cg_grid *g, uint64_t *count, uint64_t *largest);
+/* Every floor region but the largest (ties: the first in scan order) becomes
+ * wall; markers on those cells are dropped. */
+cg_status cg__keep_largest_floor(cg_grid *g);
+
+/* regions/connect.c: carves corridors width cells wide until g has at most one floor
  * region; *corridors (if not NULL) gets how many were carved. */
 cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors);
 

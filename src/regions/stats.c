@@ -1,7 +1,11 @@
-/* stats.c - queries on a finished map: the figures of `cavegen --stats`
+/* regions/stats.c - queries on a finished map: the figures of `cavegen --stats`
  * (cg_grid_stats) and the list of its markers. docs/placement.md defines
  * each figure. */
-#include "internal.h"
+#include "core/diag.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "regions/flood.h"
+#include "regions/regions.h"
 
 /* Floor cells with exactly one floor cell among their 4 neighbours, 64 at a
  * time: with n, s, w, e the neighbour masks, "exactly one" is an odd count
@@ -44,8 +48,7 @@ static cg_status compute(const cg_grid *grid, cg_stats *stats)
     return CG_OK;
 }
 
-cg_status cg_grid_stats_ex(const cg_grid *grid, uint64_t max_memory, cg_stats *stats,
-                           cg_diag *diag)
+cg_status cg_grid_stats_ex(const cg_grid *grid, uint64_t max_memory, cg_stats *stats, cg_diag *diag)
 {
     /* Without a limit of its own, a call made under a budget (the JSON
      * writer's) counts against that one. */

@@ -18,8 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "regions.h"
+#include "core/cpu.h"
+#include "regions/reach.h"
+#include "regions/regions.h"
 
 static void die(int status, const char *what, const char *value)
 {

@@ -98,7 +98,7 @@ static void run_small(const cg_pipeline *p, uint64_t h, const cg_grid *input)
     cg_status sa = cg_pipeline_run_ex(p, &o, &a, &ia, &da);
     /* The second run has a memory budget of the first one's peak (or the
      * estimate, if larger: a run that fails may stop before its grids are
-     * all made): it must not change anything (SPEC 4, mem.h). */
+     * all made): it must not change anything (SPEC 4, core/mem.h). */
     uint64_t estimate = 0;
     cg_run_options ob = o;
     if (cg_pipeline_memory(p, &o, NULL, &estimate) != CG_OK)

@@ -279,7 +279,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz_fail("%s: %s", cg_format_name(format), d.message);
         check_output(g, format, scale, &a);
         if ((flags >> 4) % nformats == i && a.len > 0) {
-            /* The same bytes again, under a memory budget (mem.h) of up to
+            /* The same bytes again, under a memory budget (core/mem.h) of up to
              * 256 KiB: the same bytes, or CG_ENOMEM saying so (what was
              * written by then is the caller's to discard, as after a failed
              * write); then a sink that fails part way. */

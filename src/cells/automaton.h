@@ -1,0 +1,27 @@
+/* automaton.h - the cellular-automaton rules on the bitboard
+ * (cells/automaton.c; docs/algorithms.md): each reads src and writes dst
+ * (same size). */
+#ifndef CG_CELLS_AUTOMATON_H
+#define CG_CELLS_AUTOMATON_H
+
+#include <stdint.h>
+
+#include "core/grid.h"
+
+/* Wall iff v1 >= r1 or v2 <= r2 (v1: walls in the 3x3 block, v2: in the
+ * 5x5 block minus corners; self = 0 leaves the centre out of both). */
+void cg__generation(const cg_grid *src, cg_grid *dst, int r1, int r2, int self);
+/* Wall iff at least `walls` of the 8 neighbours are walls. */
+void cg__smooth(const cg_grid *src, cg_grid *dst, int walls);
+/* Floor iff lo..hi of the 9 cells of the 3x3 block are floor. */
+void cg__rule(const cg_grid *src, cg_grid *dst, int lo, int hi);
+/* The same for rows y0..y1-1 of dst only, ring and tail bits included: each
+ * reads src alone, so disjoint stripes of rows may run at once. */
+void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int self, uint32_t y0,
+                         uint32_t y1);
+void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, uint32_t y1);
+void cg__rule_rows(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t y0, uint32_t y1);
+/* Sets the tail bits (past the width) of rows y0..y1-1. */
+void cg__fix_tail_rows(cg_grid *g, uint32_t y0, uint32_t y1);
+
+#endif

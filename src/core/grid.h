@@ -1,0 +1,85 @@
+/* grid.h - the bitboard a map is held in, its markers, and the helpers every
+ * layer reads cells with (core/grid.c). */
+#ifndef CG_CORE_GRID_H
+#define CG_CORE_GRID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cavegen/cavegen.h"
+
+/* Bitboard storage. Row y is nw words of 64 cells each (bit b of word i is
+ * x = 64*i + b; 1 = wall), framed by one all-wall word on each side, and the
+ * grid is framed by CG__PAD all-wall rows above and below. Bits at x >= w in
+ * the last word are kept at 1. So every cell within two of the map reads as a
+ * wall without a bounds test - the original automaton's code pads its array
+ * with rings of walls for the same reason (docs/algorithms.md). */
+#define CG__PAD 2
+
+typedef struct cg__mark {
+    uint32_t x, y;
+    uint8_t kind; /* cg_marker */
+} cg__mark;
+
+struct cg__reach; /* regions/reach.h */
+
+struct cg_grid {
+    uint32_t w, h;
+    size_t nw;       /* words per row holding cells */
+    size_t stride;   /* words per row in memory: nw + 2 */
+    uint64_t *mem;   /* (h + 2*CG__PAD) * stride words */
+    cg__mark *marks; /* sorted by (y, x), at most one per cell */
+    size_t nmarks, capmarks;
+    struct cg__reach *reach; /* distances of the last reach, or NULL */
+};
+
+/* Word 0 of row y; valid for y in -CG__PAD .. h-1+CG__PAD, words -1 .. nw. */
+static inline uint64_t *cg__row(const cg_grid *g, int64_t y)
+{
+    return g->mem + (size_t)(y + CG__PAD) * g->stride + 1;
+}
+
+/* Mask of the bits of the last word that lie outside the map (kept at 1). */
+static inline uint64_t cg__tail_mask(const cg_grid *g)
+{
+    unsigned r = g->w & 63u;
+    return r ? ~UINT64_C(0) << r : 0;
+}
+
+/* Cell x of a row: 1 wall, 0 floor. */
+static inline int cg__bit(const uint64_t *row, uint64_t x)
+{
+    return (int)((row[x >> 6] >> (x & 63)) & 1);
+}
+
+/* Nonzero if (x, y) lies inside the map and is floor. */
+static inline int cg__is_floor(const cg_grid *g, int64_t x, int64_t y)
+{
+    return x >= 0 && y >= 0 && x < (int64_t)g->w && y < (int64_t)g->h &&
+           !cg__bit(cg__row(g, y), (uint64_t)x);
+}
+
+/* A cell as one integer, y << 32 | x: ordered as (y, x). */
+static inline uint64_t cg__pack_xy(uint64_t x, uint64_t y)
+{
+    return y << 32 | x;
+}
+
+/* An all-wall grid with the same size as g, without markers. */
+cg_status cg__grid_new_like(cg_grid **out, const cg_grid *g);
+/* Exchanges the cell storage of a and b (same size); markers stay. */
+void cg__grid_swap_cells(cg_grid *a, cg_grid *b);
+/* Sets every cell to wall, keeps markers (the caller prunes). */
+void cg__grid_fill_walls(cg_grid *g);
+/* Forces the padding invariants (tail bits of each row set to wall). */
+void cg__grid_fix_tail(cg_grid *g);
+/* Makes the outer ring of the map wall. */
+void cg__grid_wall_ring(cg_grid *g);
+/* Drops markers that now sit on walls. */
+void cg__grid_prune_marks(cg_grid *g);
+/* Appends a marker at a position after every existing one in (y, x) order. */
+cg_status cg__grid_push_mark(cg_grid *g, uint32_t x, uint32_t y, cg_marker kind);
+/* The first marker of a kind in (y, x) order; 0 if there is none. */
+int cg__find_mark(const cg_grid *g, cg_marker kind, uint32_t *x, uint32_t *y);
+
+#endif

@@ -1,0 +1,30 @@
+/* reach.h - reach results (regions/reach.c; docs/reach.md). */
+#ifndef CG_REGIONS_REACH_H
+#define CG_REGIONS_REACH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/grid.h"
+
+/* Distances over a window of the map, held in a padded array (one sentinel
+ * cell on each side) so the search needs no bounds tests. Cells outside the
+ * window are unreached. */
+typedef struct cg__reach {
+    uint32_t x0, y0, w, h; /* the window */
+    size_t stride;         /* w + 2 */
+    uint32_t *dist;        /* (h + 2) * stride; cell (x, y) at (y-y0+1)*stride + x-x0+1 */
+    uint32_t max_distance;
+    uint64_t count; /* cells reached */
+} cg__reach;
+
+/* Distances above this are sentinels in cg__reach.dist. */
+#define CG__DIST_BLOCKED (UINT32_MAX - 1)
+
+cg_status cg__reach_clone(cg__reach **out, const cg__reach *src);
+void cg__reach_free(cg__reach *r);
+/* Test hook: -1 chooses the search by budget, 0 forces the queue BFS, 1 the
+ * bitboard search. Not thread-safe; tests only. */
+void cg__reach_force_path(int path);
+
+#endif
