@@ -22,14 +22,11 @@
 #include "core/rng.h"
 #include "engine/steps.h"
 
-cg_status cg__parse_downscale(cg__step *step, const cg__args *a, cg_diag *diag)
+static cg_status parse_downscale(cg__step *step, const cg__args *a, cg_diag *diag)
 {
     long k;
-    if (!a->positional.s) {
-        cg__diag(diag, a->line, a->name.column, "downscale needs a factor K (usage: %s)",
-                 step->def->usage);
-        return CG_EPARSE;
-    }
+    if (!a->positional.s)
+        return cg__step_missing(step, a, "a factor K", diag);
     if (cg__parse_int(&a->positional, a->line, "the factor", 1, CG__DOWNSCALE_MAX, &k, diag))
         return CG_EPARSE;
     step->u.downscale.k = (uint32_t)k;
@@ -161,7 +158,7 @@ static cg_status move_marks(const cg_grid *src, cg_grid *dst, unsigned k)
     return CG_OK;
 }
 
-cg_status cg__run_downscale(const cg__step *step, cg__run *run)
+static cg_status run_downscale(const cg__step *step, cg__run *run)
 {
     const unsigned k = step->u.downscale.k;
     const cg_grid *src = run->grid;
@@ -175,7 +172,7 @@ cg_status cg__run_downscale(const cg__step *step, cg__run *run)
     if (st == CG_OK && run->scratch)
         st = cg_grid_new(&scratch, w, h);
     if (st == CG_OK) {
-        downscale_cells(src, dst, k, cg__step_key(run->seed, CG__RAND_DOWNSCALE, step->ordinal));
+        downscale_cells(src, dst, k, cg__step_rand_key(step, run->seed));
         st = move_marks(src, dst, k);
     }
     if (st != CG_OK) {
@@ -191,3 +188,18 @@ cg_status cg__run_downscale(const cg__step *step, cg__run *run)
     run->scratch = scratch;
     return CG_OK;
 }
+
+static uint32_t shrink_downscale(const cg__step *step)
+{
+    return step->u.downscale.k;
+}
+
+const cg__step_def cg__step_downscale = {
+    .name = "downscale",
+    .usage = "downscale K",
+    .positional = 1,
+    .rand_kind = CG__RAND_DOWNSCALE,
+    .parse = parse_downscale,
+    .run = run_downscale,
+    .shrink = shrink_downscale,
+};

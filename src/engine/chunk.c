@@ -33,7 +33,7 @@ cg_status cg__chunk_halo(const cg__step *steps, size_t n, uint64_t *halo, size_t
     uint64_t margin = 0;
     for (size_t i = 0; i < n; i++) {
         const cg__step_def *def = steps[i].def;
-        if (def->is_setting && !def->run)
+        if (def->setting)
             continue;
         if (!def->chunk_margin) {
             *bad = i;
@@ -55,8 +55,8 @@ void cg__local_step_names(char *buf, size_t cap)
     if (cap == 0)
         return;
     buf[0] = '\0';
-    for (size_t i = 0; i < cg__step_def_count; i++) {
-        const cg__step_def *def = &cg__step_defs[i];
+    for (size_t i = 0; i < cg__step_count; i++) {
+        const cg__step_def *def = cg__steps[i];
         if (!def->chunk_margin)
             continue;
         size_t n = strlen(def->name);

@@ -47,7 +47,7 @@ size_t cg_pipeline_step_count(const cg_pipeline *pipeline)
 {
     size_t n = 0;
     for (size_t i = 0; i < pipeline->n; i++)
-        n += !pipeline->steps[i].def->is_setting;
+        n += !pipeline->steps[i].def->setting;
     return n;
 }
 
@@ -57,7 +57,7 @@ void cg_pipeline_default_size(const cg_pipeline *pipeline, uint32_t *width, uint
     *height = DEFAULT_HEIGHT;
     for (size_t i = 0; i < pipeline->n; i++) {
         const cg__step *s = &pipeline->steps[i];
-        if (s->def->run == NULL && s->def->is_setting) {
+        if (s->def->setting) {
             *width = s->u.size.w;
             *height = s->u.size.h;
         }
@@ -67,7 +67,7 @@ void cg_pipeline_default_size(const cg_pipeline *pipeline, uint32_t *width, uint
 int cg_pipeline_uses_seed(const cg_pipeline *pipeline)
 {
     for (size_t i = 0; i < pipeline->n; i++)
-        if (pipeline->steps[i].def->random)
+        if (pipeline->steps[i].def->rand_kind)
             return 1;
     return 0;
 }
@@ -78,8 +78,8 @@ static uint64_t downscale_factor(const cg_pipeline *pipeline)
 {
     uint64_t f = 1;
     for (size_t i = 0; i < pipeline->n; i++)
-        if (pipeline->steps[i].def->run == cg__run_downscale) {
-            f *= pipeline->steps[i].u.downscale.k;
+        if (pipeline->steps[i].def->shrink) {
+            f *= pipeline->steps[i].def->shrink(&pipeline->steps[i]);
             if (f > CG_MAX_DIM)
                 f = (uint64_t)CG_MAX_DIM + 1;
         }
@@ -183,7 +183,7 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
         }
         /* A reach describes the cells it was computed on, which any later
          * step may change: it is dropped (docs/reach.md). */
-        if (s->def->run != cg__run_reach)
+        if (!s->def->keeps_reach)
             cg_grid_clear_reach(run.grid);
         st = s->def->run(s, &run);
         if (st == CG_ENOMEM && budget->refused)
@@ -463,10 +463,10 @@ cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *
         if (i <= last_pass && needs_scratch(s))
             scratch = map;
         uint64_t now = sat_add(sat_add(map, scratch), connected);
-        if (s->def->run == cg__run_entrance)
+        if (s->def->keeps_region)
             now = sat_add(now, map); /* the flood it keeps, made before the old one goes */
-        if (s->def->run == cg__run_downscale) {
-            uint32_t k = s->u.downscale.k;
+        if (s->def->shrink) {
+            uint32_t k = s->def->shrink(s);
             w = (uint32_t)((w + (uint64_t)k - 1) / k);
             h = (uint32_t)((h + (uint64_t)k - 1) / k);
             uint64_t small = grid_bytes(w, h);
@@ -475,7 +475,7 @@ cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *
             scratch = scratch ? small : 0;
             connected = 0;
         }
-        if (s->def->run == cg__run_entrance)
+        if (s->def->keeps_region)
             connected = map;
         if (now > peak)
             peak = now;

@@ -17,9 +17,9 @@ static int tok_eq(const cg__token *t, const char *s)
 
 static const cg__step_def *find_def(const cg__token *name)
 {
-    for (size_t i = 0; i < cg__step_def_count; i++)
-        if (tok_eq(name, cg__step_defs[i].name))
-            return &cg__step_defs[i];
+    for (size_t i = 0; i < cg__step_count; i++)
+        if (tok_eq(name, cg__steps[i]->name))
+            return cg__steps[i];
     return NULL;
 }
 
@@ -46,8 +46,8 @@ static void known_steps(char *buf, size_t cap)
 {
     const char *names[32];
     size_t n = 0;
-    for (size_t i = 0; i < cg__step_def_count && n < 32; i++)
-        names[n++] = cg__step_defs[i].name;
+    for (size_t i = 0; i < cg__step_count && n < 32; i++)
+        names[n++] = cg__steps[i]->name;
     list_names(buf, cap, names, n);
 }
 
@@ -192,7 +192,7 @@ cg_status cg__parse_steps(const char *text, size_t len, cg__step **steps, size_t
         step->column = tok[0].column;
         for (size_t i = 0; i < *nsteps; i++)
             step->ordinal += (*steps)[i].def == def;
-        st = def->parse(step, &args, diag);
+        st = def->parse ? def->parse(step, &args, diag) : CG_OK;
         if (st == CG_OK)
             (*nsteps)++;
     }

@@ -1,12 +1,14 @@
-/* engine/steps.h - pipeline steps as data: a table of {name, syntax, parse, run}.
- * engine/preset.c tokenises a line and checks it against the step's syntax; the
- * step's parse function turns the values into parameters; engine/pipeline.c runs
- * the parsed steps in order. */
+/* engine/steps.h - pipeline steps as data: each step is a cg__step_def
+ * (name, syntax, parse, run, properties). engine/preset.c tokenises a line
+ * and checks it against the step's syntax; the step's parse function turns
+ * the values into parameters; engine/pipeline.c runs the parsed steps in
+ * order. */
 #ifndef CG_STEPS_H
 #define CG_STEPS_H
 
 #include "cells/par.h"
 #include "core/grid.h"
+#include "core/rng.h"
 
 #define CG__MAX_KEYS 8
 #define CG__REACH_MAX_STARTS 32
@@ -100,16 +102,36 @@ typedef struct cg__run {
     int64_t origin_x, origin_y;
 } cg__run;
 
+/* A step of the preset language: how a line is read, how it runs, and what
+ * the engine must know of it without running it. Each step's file defines
+ * one `const cg__step_def cg__step_NAME` with designated initialisers, the
+ * indices of its keys named by an enum beside it; engine/step_table.c lists
+ * them (docs/contributing.md). */
 typedef struct cg__step_def {
     const char *name;
-    const char *usage;               /* e.g. "generations N r1=A r2=B [self=yes|no]" */
-    int positional;                  /* takes a positional argument */
-    const char *keys[CG__MAX_KEYS];  /* recognised key=value keys */
-    const char *flags[CG__MAX_KEYS]; /* recognised bare words */
-    int is_setting;                  /* configures the pipeline, not a step that runs */
-    int random;                      /* consumes the seed */
+    const char *usage; /* e.g. "generations N r1=A r2=B [self=yes|no]" */
+    int positional;    /* takes a positional argument */
+    /* Recognised key=value keys: args->values[k] is the value of keys[k]. */
+    const char *keys[CG__MAX_KEYS];
+    /* Recognised bare words: bit k of args->flags is flags[k]. */
+    const char *flags[CG__MAX_KEYS];
+    /* Its stream of random numbers (CG__RAND_*, core/rng.h; never
+     * renumbered); 0: the step draws nothing, so retrying cannot help. */
+    uint32_t rand_kind;
+    /* Configures the pipeline (size) instead of running: run is NULL. */
+    int setting;
+    /* The reach attached to the map survives this step (the reach step
+     * itself); every other step drops it, since it may change the cells. */
+    int keeps_reach;
+    /* For the memory estimate: the step floods the map into a grid of its
+     * own while it runs and keeps it afterwards, until the map changes
+     * size (entrance). */
+    int keeps_region;
     cg_status (*parse)(cg__step *step, const cg__args *args, cg_diag *diag);
     cg_status (*run)(const cg__step *step, cg__run *run);
+    /* The factor both sides of the map are divided by (downscale): the
+     * steps before it run that much larger. NULL: the size stays. */
+    uint32_t (*shrink)(const cg__step *step);
     /* Local steps (they may run in a chunk of the infinite cave): given the
      * depth of the band along the grid's edge that may differ from the
      * infinite cave before the step, the depth after it - larger by the
@@ -118,8 +140,15 @@ typedef struct cg__step_def {
     uint64_t (*chunk_margin)(const cg__step *step, uint64_t margin);
 } cg__step_def;
 
-extern const cg__step_def cg__step_defs[];
-extern const size_t cg__step_def_count;
+/* Every step, in the order messages list them (engine/step_table.c). */
+extern const cg__step_def *const cg__steps[];
+extern const size_t cg__step_count;
+
+/* The key of the step's random stream under the run's seed. */
+static inline uint64_t cg__step_rand_key(const cg__step *step, uint64_t seed)
+{
+    return cg__step_key(seed, step->def->rand_kind, step->ordinal);
+}
 
 /* Number parsing for step arguments; on failure diag names `what` and the
  * token's position on `line`. */
@@ -128,42 +157,17 @@ cg_status cg__parse_int(const cg__token *tok, int line, const char *what, long l
 /* A decimal percentage 0..100 with up to 7 decimals, in parts per billion. */
 cg_status cg__parse_percent(const cg__token *tok, int line, const char *what, uint32_t *ppb,
                             cg_diag *diag);
+/* "NAME needs WHAT (usage: ...)" at the step's name; CG_EPARSE. */
+cg_status cg__step_missing(const cg__step *step, const cg__args *a, const char *what,
+                           cg_diag *diag);
 
 /* engine/preset.c: parses text, appending steps to *steps (grown with realloc). */
 cg_status cg__parse_steps(const char *text, size_t len, cg__step **steps, size_t *nsteps,
                           size_t *cap, cg_diag *diag);
 
-/* place/maze.c: `maze [connected] [loops[=P%]] [no-isolated]` (seed 003). */
-cg_status cg__maze_parse(cg__step *step, const cg__args *args, cg_diag *diag);
-cg_status cg__maze_run(const cg__step *step, cg__run *run);
-
-/* regions/reach.c: `reach from=X,Y[;X,Y...]|entrance [moves=M]`. */
-cg_status cg__parse_reach(cg__step *step, const cg__args *args, cg_diag *diag);
-cg_status cg__run_reach(const cg__step *step, cg__run *run);
-
-/* cells/downscale.c: `downscale K` (seed 001). Steps before it run at K times the
- * size (cg__pipeline_start_size). */
+/* The limits steps share with the public API's checks. */
 #define CG__DOWNSCALE_MAX 16
-cg_status cg__parse_downscale(cg__step *step, const cg__args *args, cg_diag *diag);
-cg_status cg__run_downscale(const cg__step *step, cg__run *run);
-
-/* place/place.c: `entrance`, `exit`, `poi count=K spacing=D`, `require open>=P%`
- * (seed 001, SPEC 3.2). A requirement that fails returns CG_EFAIL with the
- * reason in run->diag and run->fail_score set; the pipeline then retries. */
-cg_status cg__parse_entrance(cg__step *step, const cg__args *args, cg_diag *diag);
-cg_status cg__run_entrance(const cg__step *step, cg__run *run);
-cg_status cg__run_exit(const cg__step *step, cg__run *run);
-cg_status cg__parse_poi(cg__step *step, const cg__args *args, cg_diag *diag);
-cg_status cg__run_poi(const cg__step *step, cg__run *run);
-cg_status cg__parse_require(cg__step *step, const cg__args *args, cg_diag *diag);
-cg_status cg__run_require(const cg__step *step, cg__run *run);
-
-/* regions/regions.c: `remove-floor min=N`, `remove-walls min=N`, `keep-largest` (seed 002). */
-cg_status cg__parse_remove(cg__step *step, const cg__args *args, cg_diag *diag);
-cg_status cg__parse_keep_largest(cg__step *step, const cg__args *args, cg_diag *diag);
-cg_status cg__run_remove_floor(const cg__step *step, cg__run *run);
-cg_status cg__run_remove_walls(const cg__step *step, cg__run *run);
-cg_status cg__run_keep_largest(const cg__step *step, cg__run *run);
+#define CG__CONNECT_MAX_WIDTH 16
 
 /* engine/chunk.c: windows of the infinite cave (docs/scale.md). cg__chunk_halo: the
  * halo the steps need, or CG_EINVAL with *bad the index of the first step
@@ -174,10 +178,5 @@ cg_status cg__chunk_halo(const cg__step *steps, size_t n, uint64_t *halo, size_t
 void cg__local_step_names(char *buf, size_t cap);
 cg_status cg__grid_crop(cg_grid **out, const cg_grid *src, uint32_t x0, uint32_t y0, uint32_t w,
                         uint32_t h);
-
-/* regions/connect.c: `connect [width=W]` (seed 002). */
-#define CG__CONNECT_MAX_WIDTH 16
-cg_status cg__parse_connect(cg__step *step, const cg__args *args, cg_diag *diag);
-cg_status cg__run_connect(const cg__step *step, cg__run *run);
 
 #endif

@@ -36,7 +36,10 @@
 
 /* Bits of cg__args.flags: the order of the flags list in the step table
  * (src/engine/steps.c). */
-enum { FLAG_CONNECTED = 1u << 0, FLAG_LOOPS = 1u << 1, FLAG_NO_ISOLATED = 1u << 2 };
+/* The step's bare words (bits of cg__args.flags) and its one key. */
+enum { FLAG_CONNECTED, FLAG_LOOPS, FLAG_NO_ISOLATED };
+enum { KEY_LOOPS };
+#define HAS(a, flag) (((a)->flags >> (flag)) & 1u)
 
 /* Sub-keys of the step key, one per kind of decision. */
 enum { SUB_DIG = 1, SUB_CONNECT = 2, SUB_LOOPS = 3, SUB_ISOLATED = 4 };
@@ -246,32 +249,32 @@ static cg_status bad_size(const cg__step *step, const cg__run *run)
     return CG_EINVAL;
 }
 
-cg_status cg__maze_parse(cg__step *step, const cg__args *a, cg_diag *diag)
+static cg_status parse_maze(cg__step *step, const cg__args *a, cg_diag *diag)
 {
-    step->u.maze.connected = (a->flags & FLAG_CONNECTED) != 0;
-    step->u.maze.no_isolated = (a->flags & FLAG_NO_ISOLATED) != 0;
+    step->u.maze.connected = HAS(a, FLAG_CONNECTED);
+    step->u.maze.no_isolated = HAS(a, FLAG_NO_ISOLATED);
     step->u.maze.loops_ppb = 0;
-    const cg__token *v = &a->values[0];
+    const cg__token *v = &a->values[KEY_LOOPS];
     if (v->s) {
         /* The tokeniser matches `loops` as a flag and `loops=P` as a key. */
         int key_column = v->column - (int)strlen("loops=");
-        if (a->flags & FLAG_LOOPS) {
+        if (HAS(a, FLAG_LOOPS)) {
             cg__diag(diag, a->line, key_column, "maze: loops given twice");
             return CG_EPARSE;
         }
         return cg__parse_percent(v, a->line, "loops", &step->u.maze.loops_ppb, diag);
     }
-    if (a->flags & FLAG_LOOPS)
+    if (HAS(a, FLAG_LOOPS))
         step->u.maze.loops_ppb = 1000000000u;
     return CG_OK;
 }
 
-cg_status cg__maze_run(const cg__step *step, cg__run *run)
+static cg_status run_maze(const cg__step *step, cg__run *run)
 {
     cg_grid *g = run->grid;
     if (!(g->w & 1u) || !(g->h & 1u) || g->w < 3 || g->h < 3)
         return bad_size(step, run);
-    uint64_t key = cg__step_key(run->seed, CG__RAND_MAZE, step->ordinal);
+    uint64_t key = cg__step_rand_key(step, run->seed);
     /* The maze replaces every cell (seed step 2: walls everywhere). */
     cg__grid_fill_walls(g);
     dig_moles(g, key, step->u.maze.connected, step->u.maze.loops_ppb);
@@ -283,3 +286,16 @@ cg_status cg__maze_run(const cg__step *step, cg__run *run)
     cg_grid_clear_reach(g);
     return CG_OK;
 }
+
+/* `loops` is both a bare word and a key (`loops`, `loops=30%`). */
+const cg__step_def cg__step_maze = {
+    .name = "maze",
+    .usage = "maze [connected] [loops[=PERCENT]] [no-isolated]",
+    .keys = {[KEY_LOOPS] = "loops"},
+    .flags = {[FLAG_CONNECTED] = "connected",
+              [FLAG_LOOPS] = "loops",
+              [FLAG_NO_ISOLATED] = "no-isolated"},
+    .rand_kind = CG__RAND_MAZE,
+    .parse = parse_maze,
+    .run = run_maze,
+};

@@ -195,19 +195,10 @@ static cg_status out_of_memory(const cg__step *step, cg__run *run, cg_status st)
 
 /* ------------------------------------------------------ entrance and exit */
 
-cg_status cg__parse_entrance(cg__step *step, const cg__args *args, cg_diag *diag)
-{
-    /* No arguments: the syntax check (no keys, no flags) already refused any. */
-    (void)step;
-    (void)args;
-    (void)diag;
-    return CG_OK;
-}
-
-cg_status cg__run_entrance(const cg__step *step, cg__run *run)
+static cg_status run_entrance(const cg__step *step, cg__run *run)
 {
     cg_grid *g = run->grid;
-    cg__rng rng = {cg__step_key(run->seed, CG__RAND_ENTRANCE, step->ordinal)};
+    cg__rng rng = {cg__step_rand_key(step, run->seed)};
     uint32_t angle = cg__rng_below(&rng, TURN), x, y;
     remove_marks(g, CG_MARK_ENTRANCE); /* one entrance per map */
     if (!ray_cast(g, NULL, angle, &x, &y)) {
@@ -245,10 +236,10 @@ cg_status cg__run_entrance(const cg__step *step, cg__run *run)
     return CG_OK;
 }
 
-cg_status cg__run_exit(const cg__step *step, cg__run *run)
+static cg_status run_exit(const cg__step *step, cg__run *run)
 {
     cg_grid *g = run->grid;
-    cg__rng rng = {cg__step_key(run->seed, CG__RAND_EXIT, step->ordinal)};
+    cg__rng rng = {cg__step_rand_key(step, run->seed)};
     /* 120 to 240 degrees from the entrance's angle: 21846..43690 units,
      * the whole angles of the closed range. Without an entrance in this
      * run, any angle. */
@@ -284,16 +275,16 @@ cg_status cg__run_exit(const cg__step *step, cg__run *run)
 #define POI_MAX_COUNT 100000
 #define POI_MAX_SPACING (2 * CG_MAX_DIM)
 
-cg_status cg__parse_poi(cg__step *step, const cg__args *a, cg_diag *diag)
+enum { POI_COUNT, POI_SPACING };
+
+static cg_status parse_poi(cg__step *step, const cg__args *a, cg_diag *diag)
 {
     long count, spacing = 0;
-    if (!a->values[0].s) {
-        cg__diag(diag, a->line, a->name.column, "poi needs count= (usage: %s)", step->def->usage);
-        return CG_EPARSE;
-    }
-    if (cg__parse_int(&a->values[0], a->line, "count", 1, POI_MAX_COUNT, &count, diag) ||
-        (a->values[1].s &&
-         cg__parse_int(&a->values[1], a->line, "spacing", 0, POI_MAX_SPACING, &spacing, diag)))
+    if (!a->values[POI_COUNT].s)
+        return cg__step_missing(step, a, "count=", diag);
+    if (cg__parse_int(&a->values[POI_COUNT], a->line, "count", 1, POI_MAX_COUNT, &count, diag) ||
+        (a->values[POI_SPACING].s && cg__parse_int(&a->values[POI_SPACING], a->line, "spacing", 0,
+                                                   POI_MAX_SPACING, &spacing, diag)))
         return CG_EPARSE;
     step->u.poi.count = (uint32_t)count;
     step->u.poi.spacing = (uint32_t)spacing;
@@ -456,7 +447,7 @@ static uint64_t below64(cg__rng *rng, uint64_t n)
     return v;
 }
 
-cg_status cg__run_poi(const cg__step *step, cg__run *run)
+static cg_status run_poi(const cg__step *step, cg__run *run)
 {
     cg_grid *g = run->grid;
     const uint32_t count = step->u.poi.count;
@@ -487,7 +478,7 @@ cg_status cg__run_poi(const cg__step *step, cg__run *run)
     /* Seed 001, F: shuffle the connected cells and take them one by one.
      * Fisher-Yates drawn lazily: the i-th pick is the i-th cell of the full
      * shuffle, and only as many draws are made as cells are looked at. */
-    cg__rng rng = {cg__step_key(run->seed, CG__RAND_POI, step->ordinal)};
+    cg__rng rng = {cg__step_rand_key(step, run->seed)};
     uint32_t chosen = 0;
     uint32_t first = p.n;
     for (size_t i = 0; i < n && chosen < count; i++) {
@@ -516,15 +507,14 @@ cg_status cg__run_poi(const cg__step *step, cg__run *run)
 
 /* ------------------------------------------------------------ requirements */
 
-cg_status cg__parse_require(cg__step *step, const cg__args *a, cg_diag *diag)
+enum { REQUIRE_OPEN };
+
+static cg_status parse_require(cg__step *step, const cg__args *a, cg_diag *diag)
 {
     /* "open>=P%" splits at its '=' like any key=value, so the key is "open>". */
-    if (!a->values[0].s) {
-        cg__diag(diag, a->line, a->name.column, "require needs open>=PERCENT (usage: %s)",
-                 step->def->usage);
-        return CG_EPARSE;
-    }
-    return cg__parse_percent(&a->values[0], a->line, "open", &step->u.require.ppb, diag);
+    if (!a->values[REQUIRE_OPEN].s)
+        return cg__step_missing(step, a, "open>=PERCENT", diag);
+    return cg__parse_percent(&a->values[REQUIRE_OPEN], a->line, "open", &step->u.require.ppb, diag);
 }
 
 /* a * b < c * d for 64-bit operands, exactly (128-bit products from 32-bit
@@ -561,7 +551,7 @@ static void format_ppb(char *buf, size_t cap, uint32_t ppb)
         snprintf(buf, cap, "%u", whole);
 }
 
-cg_status cg__run_require(const cg__step *step, cg__run *run)
+static cg_status run_require(const cg__step *step, cg__run *run)
 {
     /* Seed 001, D: "if there are not enough [connected cells], I start again
      * from scratch". Open = the floor connected to the entrance; without an
@@ -591,3 +581,39 @@ cg_status cg__run_require(const cg__step *step, cg__run *run)
              have_entrance ? " from the entrance" : " in its largest region");
     return CG_EFAIL;
 }
+
+/* ------------------------------------------------------------ the steps */
+
+/* A flood of the map is made while it runs and kept as run->connected. */
+const cg__step_def cg__step_entrance = {
+    .name = "entrance",
+    .usage = "entrance",
+    .rand_kind = CG__RAND_ENTRANCE,
+    .keeps_region = 1,
+    .run = run_entrance,
+};
+
+const cg__step_def cg__step_exit = {
+    .name = "exit",
+    .usage = "exit",
+    .rand_kind = CG__RAND_EXIT,
+    .run = run_exit,
+};
+
+const cg__step_def cg__step_poi = {
+    .name = "poi",
+    .usage = "poi count=K [spacing=D]",
+    .keys = {[POI_COUNT] = "count", [POI_SPACING] = "spacing"},
+    .rand_kind = CG__RAND_POI,
+    .parse = parse_poi,
+    .run = run_poi,
+};
+
+/* "open>=P%" splits at its '=' like any key=value: the key is "open>". */
+const cg__step_def cg__step_require = {
+    .name = "require",
+    .usage = "require open>=PERCENT",
+    .keys = {[REQUIRE_OPEN] = "open>"},
+    .parse = parse_require,
+    .run = run_require,
+};

@@ -789,17 +789,19 @@ cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors)
 
 /* ----------------------------------------------------------------- step */
 
-cg_status cg__parse_connect(cg__step *step, const cg__args *a, cg_diag *diag)
+enum { CONNECT_WIDTH };
+
+static cg_status parse_connect(cg__step *step, const cg__args *a, cg_diag *diag)
 {
     long v = CG__CONNECT_DEFAULT_WIDTH;
-    if (a->values[0].s &&
-        cg__parse_int(&a->values[0], a->line, "width", 1, CG__CONNECT_MAX_WIDTH, &v, diag))
+    if (a->values[CONNECT_WIDTH].s && cg__parse_int(&a->values[CONNECT_WIDTH], a->line, "width", 1,
+                                                    CG__CONNECT_MAX_WIDTH, &v, diag))
         return CG_EPARSE;
     step->u.connect.width = (uint32_t)v;
     return CG_OK;
 }
 
-cg_status cg__run_connect(const cg__step *step, cg__run *run)
+static cg_status run_connect(const cg__step *step, cg__run *run)
 {
     cg_status st = cg__connect(run->grid, step->u.connect.width, NULL);
     if (st == CG_ENOMEM)
@@ -810,3 +812,11 @@ cg_status cg__run_connect(const cg__step *step, cg__run *run)
                  run->grid->w, run->grid->h);
     return st;
 }
+
+const cg__step_def cg__step_connect = {
+    .name = "connect",
+    .usage = "connect [width=1..16]",
+    .keys = {[CONNECT_WIDTH] = "width"},
+    .parse = parse_connect,
+    .run = run_connect,
+};

@@ -70,8 +70,7 @@ void cg_grid_clear_reach(cg_grid *grid)
 uint32_t cg_grid_distance(const cg_grid *grid, int64_t x, int64_t y)
 {
     const cg__reach *r = grid->reach;
-    if (!r || x < r->x0 || y < r->y0 || x >= (int64_t)r->x0 + r->w ||
-        y >= (int64_t)r->y0 + r->h)
+    if (!r || x < r->x0 || y < r->y0 || x >= (int64_t)r->x0 + r->w || y >= (int64_t)r->y0 + r->h)
         return CG_UNREACHED;
     uint32_t d = r->dist[(size_t)(y - r->y0 + 1) * r->stride + (size_t)(x - r->x0 + 1)];
     return d >= CG__DIST_BLOCKED ? CG_UNREACHED : d;
@@ -121,8 +120,8 @@ static cg_status bitwin_init(bitwin *b, const cg_grid *g, const cg__reach *r)
     /* Blocked cells: the markers are sorted by (y, x). */
     for (size_t i = 0; i < g->nmarks; i++) {
         const cg__mark *m = &g->marks[i];
-        if (m->kind == CG_MARK_BLOCKED && m->y >= r->y0 && m->y - r->y0 < r->h &&
-            m->x >= r->x0 && m->x - r->x0 < r->w) {
+        if (m->kind == CG_MARK_BLOCKED && m->y >= r->y0 && m->y - r->y0 < r->h && m->x >= r->x0 &&
+            m->x - r->x0 < r->w) {
             uint32_t wx = m->x - r->x0;
             bw_row(b, m->y - r->y0)[wx >> 6] &= ~(UINT64_C(1) << (wx & 63));
         }
@@ -257,8 +256,8 @@ static cg_status search_queue(cg__reach *r, const bitwin *fr, const cg_point *st
     return CG_OK;
 }
 
-cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts,
-                        uint32_t max_moves, cg_diag *diag)
+cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts, uint32_t max_moves,
+                        cg_diag *diag)
 {
     if (nstarts == 0) {
         cg__diag(diag, 0, 0, "reach needs at least one start");
@@ -306,8 +305,8 @@ cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts,
     }
     r->dist = cg__malloc(n * sizeof *r->dist);
     if (r->dist && (st = bitwin_init(&fr, grid, r)) == CG_OK) {
-        int bitboard = reach_path_override >= 0 ? reach_path_override
-                                                : max_moves <= BITBOARD_MAX_MOVES;
+        int bitboard =
+            reach_path_override >= 0 ? reach_path_override : max_moves <= BITBOARD_MAX_MOVES;
         if (bitboard) {
             for (size_t i = 0; i < n; i++)
                 r->dist[i] = CG__DIST_BLOCKED;
@@ -333,14 +332,13 @@ cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts,
 
 /* ---- the `reach` step: from=X,Y[;X,Y...]|entrance [moves=M] */
 
-cg_status cg__parse_reach(cg__step *step, const cg__args *a, cg_diag *diag)
+enum { REACH_FROM, REACH_MOVES };
+
+static cg_status parse_reach(cg__step *step, const cg__args *a, cg_diag *diag)
 {
-    const cg__token *from = &a->values[0];
-    if (!from->s) {
-        cg__diag(diag, a->line, a->name.column, "reach needs from=X,Y or from=entrance (usage: %s)",
-                 step->def->usage);
-        return CG_EPARSE;
-    }
+    const cg__token *from = &a->values[REACH_FROM];
+    if (!from->s)
+        return cg__step_missing(step, a, "from=X,Y or from=entrance", diag);
     size_t i = 0;
     while (i <= from->len) {
         size_t j = i;
@@ -352,8 +350,8 @@ cg_status cg__parse_reach(cg__step *step, const cg__args *a, cg_diag *diag)
         } else {
             const char *comma = memchr(item.s, ',', item.len);
             if (!comma) {
-                cg__diag(diag, a->line, item.column,
-                         "a reach start is X,Y or entrance, not '%.*s'", (int)item.len, item.s);
+                cg__diag(diag, a->line, item.column, "a reach start is X,Y or entrance, not '%.*s'",
+                         (int)item.len, item.s);
                 return CG_EPARSE;
             }
             if (step->u.reach.nstarts == CG__REACH_MAX_STARTS) {
@@ -374,15 +372,15 @@ cg_status cg__parse_reach(cg__step *step, const cg__args *a, cg_diag *diag)
     }
     step->u.reach.moves = CG_MOVES_UNLIMITED;
     long m;
-    if (a->values[1].s) {
-        if (cg__parse_int(&a->values[1], a->line, "moves", 0, INT32_MAX, &m, diag))
+    if (a->values[REACH_MOVES].s) {
+        if (cg__parse_int(&a->values[REACH_MOVES], a->line, "moves", 0, INT32_MAX, &m, diag))
             return CG_EPARSE;
         step->u.reach.moves = (uint32_t)m;
     }
     return CG_OK;
 }
 
-cg_status cg__run_reach(const cg__step *step, cg__run *run)
+static cg_status run_reach(const cg__step *step, cg__run *run)
 {
     cg_point starts[CG__REACH_MAX_STARTS + 1];
     size_t n = step->u.reach.nstarts;
@@ -404,3 +402,13 @@ cg_status cg__run_reach(const cg__step *step, cg__run *run)
         run->diag->line = step->line;
     return st;
 }
+
+/* The reach it attaches is what it leaves: the one step that keeps it. */
+const cg__step_def cg__step_reach = {
+    .name = "reach",
+    .usage = "reach from=X,Y[;X,Y...]|entrance [moves=M]",
+    .keys = {[REACH_FROM] = "from", [REACH_MOVES] = "moves"},
+    .keeps_reach = 1,
+    .parse = parse_reach,
+    .run = run_reach,
+};

@@ -651,25 +651,16 @@ cg_status cg__keep_largest_floor(cg_grid *g)
 
 /* ----------------------------------------------------------------- steps */
 
-cg_status cg__parse_remove(cg__step *step, const cg__args *a, cg_diag *diag)
+enum { REMOVE_MIN };
+
+static cg_status parse_remove(cg__step *step, const cg__args *a, cg_diag *diag)
 {
     long v;
-    if (!a->values[0].s) {
-        cg__diag(diag, a->line, a->name.column, "%.*s needs min= (usage: %s)", (int)a->name.len,
-                 a->name.s, step->def->usage);
-        return CG_EPARSE;
-    }
-    if (cg__parse_int(&a->values[0], a->line, "min", 0, LONG_MAX, &v, diag))
+    if (!a->values[REMOVE_MIN].s)
+        return cg__step_missing(step, a, "min=", diag);
+    if (cg__parse_int(&a->values[REMOVE_MIN], a->line, "min", 0, LONG_MAX, &v, diag))
         return CG_EPARSE;
     step->u.regions.min = (uint64_t)v;
-    return CG_OK;
-}
-
-cg_status cg__parse_keep_largest(cg__step *step, const cg__args *a, cg_diag *diag)
-{
-    (void)step;
-    (void)a;
-    (void)diag;
     return CG_OK;
 }
 
@@ -681,18 +672,40 @@ static cg_status out_of_memory(cg__run *run, cg_status st, const char *what)
     return st;
 }
 
-cg_status cg__run_remove_floor(const cg__step *step, cg__run *run)
+static cg_status run_remove_floor(const cg__step *step, cg__run *run)
 {
     return out_of_memory(run, cg__remove_small(run->grid, 0, step->u.regions.min), "remove-floor");
 }
 
-cg_status cg__run_remove_walls(const cg__step *step, cg__run *run)
+static cg_status run_remove_walls(const cg__step *step, cg__run *run)
 {
     return out_of_memory(run, cg__remove_small(run->grid, 1, step->u.regions.min), "remove-walls");
 }
 
-cg_status cg__run_keep_largest(const cg__step *step, cg__run *run)
+static cg_status run_keep_largest(const cg__step *step, cg__run *run)
 {
     (void)step;
     return out_of_memory(run, cg__keep_largest_floor(run->grid), "keep-largest");
 }
+
+const cg__step_def cg__step_remove_floor = {
+    .name = "remove-floor",
+    .usage = "remove-floor min=N",
+    .keys = {[REMOVE_MIN] = "min"},
+    .parse = parse_remove,
+    .run = run_remove_floor,
+};
+
+const cg__step_def cg__step_remove_walls = {
+    .name = "remove-walls",
+    .usage = "remove-walls min=N",
+    .keys = {[REMOVE_MIN] = "min"},
+    .parse = parse_remove,
+    .run = run_remove_walls,
+};
+
+const cg__step_def cg__step_keep_largest = {
+    .name = "keep-largest",
+    .usage = "keep-largest",
+    .run = run_keep_largest,
+};
