@@ -27,7 +27,11 @@ _cavegen()
         attached=1
     fi
 
-    local formats="ascii png json tmx tmj pbm distances"
+    # The formats the program itself knows: the first word of each line.
+    local formats
+    formats=$("${words[0]}" --list-formats 2>/dev/null | while read -r name _; do
+        printf '%s\n' "$name"
+    done)
     local presets
     case $prev in
     -p | --preset | --show-preset)
@@ -74,7 +78,7 @@ _cavegen()
 
     if [[ $cur == -* ]]; then
         local opts="--preset --step --fill --generations --seed --width --height --size
-            --input --reach --moves --max-attempts --max-memory --output --format --scale --stats --list-presets
+            --input --reach --moves --max-attempts --max-memory --output --format --scale --stats --list-presets --list-formats
             --show-preset --quiet --help --version --count --jobs --chunk
             -p -s -W -H -i -o -f -n -j -q -h -V"
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))

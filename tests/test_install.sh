@@ -149,10 +149,10 @@ got=$(complete_words "$prefix/bin/cavegen" --)
 for o in $options; do
     case $o in --*) has -x -- "$o" <<<"$got" || fail "completion lacks $o" ;; esac
 done
-# The formats the library knows, as the tool lists them for a bad -f.
-formats=$({ "$prefix/bin/cavegen" -f '?' 2>&1 || true; } | sed -n 's/.*(expected \(.*\)).*/\1/p' |
-    sed 's/,/ /g; s/ or / /' | tr -s ' ' '\n' | sort | tr '\n' ' ')
-[ "$(wc -w <<<"$formats")" -ge 6 ] || fail "no format list in the -f error: $formats"
+# The formats the library knows (its table), as the tool lists them.
+formats=$("$prefix/bin/cavegen" --list-formats | while read -r name _; do echo "$name"; done |
+    sort | tr '\n' ' ')
+[ "$(wc -w <<<"$formats")" -ge 6 ] || fail "no format list from --list-formats: $formats"
 [ "$(complete_words "$prefix/bin/cavegen" -f '' | tr '\n' ' ')" = "$formats" ] ||
     fail "formats: $(complete_words "$prefix/bin/cavegen" -f '' | tr '\n' ' ') (want $formats)"
 for f in $formats; do

@@ -349,7 +349,25 @@ cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options,
  * return CG_EUNSUPPORTED without writing a byte. 0 for an unknown format. */
 int cg_format_available(cg_format format);
 
-/* Format names: "ascii", "png", "json", "tmx", "tmj", "pbm". cg_format_name
+/* What a program writing maps needs to know of a format, so that it can
+ * follow the library's table instead of a list of its own. */
+typedef struct cg_format_info {
+    const char *name;      /* "png": what cg_format_from_name takes */
+    const char *extension; /* ".png": what cg_format_from_path recognises */
+    const char *summary;   /* one line, for help texts */
+    int binary;            /* bytes that are not text: not for a terminal */
+    int stream;            /* several maps may follow one another in one stream */
+    int tileset;           /* a file of it references CG_TILESET_IMAGE, beside it */
+    int available;         /* cg_format_available(format) */
+} cg_format_info;
+
+/* The formats are the cg_format values 0 .. cg_format_count() - 1. */
+size_t cg_format_count(void);
+/* Fills *info for format; CG_EINVAL for a value that is no format. */
+cg_status cg_format_describe(cg_format format, cg_format_info *info);
+
+/* Format names: "ascii", "png", "json", "tmx", "tmj", "pbm", "distances"
+ * (cg_format_describe gives each one's extension and properties). cg_format_name
  * returns a static string, NULL for an unknown format. cg_format_from_name
  * ignores ASCII case; CG_EINVAL for an unknown name. cg_format_from_path reads
  * the extension of the path's last component (".txt" is ascii); CG_EINVAL,

@@ -113,6 +113,7 @@ struct batch {
     int batch;        /* -n was given: stats lines carry the index, messages the map */
     int stream;       /* the maps go to stdout */
     int direct;       /* ... straight from the encoder (one map at a time) */
+    int tileset;      /* each map file gets the tileset image beside it (Tiled) */
     int side_by_side; /* maps run on the pool's threads, --stats with them */
     uint64_t written; /* maps written to stdout so far */
     struct job *jobs;
@@ -268,8 +269,9 @@ static void run_map(struct batch *b, struct job *job)
         if (st == CG_EIO && job->text.nomem) {
             job->text.nomem = 0;
             st = CG_ENOMEM;
-            snprintf(diag.message, sizeof diag.message, "out of memory writing a %" PRIu32
-                     "x%" PRIu32 " map", cg_grid_width(map), cg_grid_height(map));
+            snprintf(diag.message, sizeof diag.message,
+                     "out of memory writing a %" PRIu32 "x%" PRIu32 " map", cg_grid_width(map),
+                     cg_grid_height(map));
         }
     }
     if (st == CG_ENOMEM)
@@ -531,7 +533,7 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
             job->opened = 0;
             if (rc == CLI_EXIT_OK && b->batch)
                 unsynced = job->path;
-            if (rc == CLI_EXIT_OK && (opt->format == CG_FORMAT_TMX || opt->format == CG_FORMAT_TMJ))
+            if (rc == CLI_EXIT_OK && b->tileset)
                 rc = write_tileset(job->path);
         } else if (!b->direct) {
             rc = stream_out(b, &job->text);
@@ -574,18 +576,20 @@ int cli_batch_run(const struct cli_run *run)
     b.run = run;
     b.opt = opt;
     b.batch = opt->count != 0;
+    cg_format_info finfo;
+    b.tileset = cg_format_describe(opt->format, &finfo) == CG_OK && finfo.tileset;
     b.stream = opt->output == NULL;
     /* Writing and --stats run after the map is made, while it is held: the
      * rest of the map's share of the budget is theirs. */
     uint64_t map_bytes = 0;
     if (run->map_memory && cg_grid_bytes(run->width, run->height, &map_bytes) != CG_OK)
         map_bytes = 0;
-    b.wopt = (cg_write_options){
-        .format = opt->format,
-        .scale = opt->scale,
-        .max_memory = !run->map_memory         ? 0
-                      : run->map_memory > map_bytes ? run->map_memory - map_bytes
-                                                  : 1};
+    b.wopt =
+        (cg_write_options){.format = opt->format,
+                           .scale = opt->scale,
+                           .max_memory = !run->map_memory              ? 0
+                                         : run->map_memory > map_bytes ? run->map_memory - map_bytes
+                                                                       : 1};
     if (opt->have_chunk) {
         /* --chunk CX,CY is the window at (CX*W, CY*H): |CX| < 2^31 and
          * W <= 2^20, so the product fits. */

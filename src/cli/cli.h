@@ -44,15 +44,12 @@ enum cli_action {
     CLI_HELP,
     CLI_VERSION,
     CLI_LIST_PRESETS,
+    CLI_LIST_FORMATS,
     CLI_SHOW_PRESET
 };
 
 /* --stats: none, one line of key=value, or one JSON object. */
-enum cli_stats {
-    CLI_STATS_NONE = 0,
-    CLI_STATS_TEXT,
-    CLI_STATS_JSON
-};
+enum cli_stats { CLI_STATS_NONE = 0, CLI_STATS_TEXT, CLI_STATS_JSON };
 
 /* One step-appending option, kept in command-line order. */
 struct cli_step {
@@ -96,9 +93,9 @@ struct cli_options {
     const char *show_name; /* --show-preset NAME */
 
     /* Scale (docs/scale.md). */
-    uint64_t count;     /* -n: maps in the batch, seeds seed..seed+count-1; 0 = not given */
-    uint32_t jobs;      /* -j: threads; 0 = one per core; default 1 */
-    int have_chunk;     /* --chunk CX,CY: the window (CX*W, CY*H) of the infinite cave */
+    uint64_t count; /* -n: maps in the batch, seeds seed..seed+count-1; 0 = not given */
+    uint32_t jobs;  /* -j: threads; 0 = one per core; default 1 */
+    int have_chunk; /* --chunk CX,CY: the window (CX*W, CY*H) of the infinite cave */
     int64_t chunk_x, chunk_y;
 
     struct cli_step *steps;
@@ -166,15 +163,15 @@ void cli_progress_clear(struct cli_progress *p);
 struct cli_run {
     const struct cli_options *opt;
     const cg_pipeline *pipeline;
-    const cg_grid *input;  /* -i, or NULL */
+    const cg_grid *input; /* -i, or NULL */
     uint32_t width, height;
-    uint64_t seed;         /* map i uses seed + i (mod 2^64) */
-    int has_seed;          /* a seed was given or drawn (metadata) */
+    uint64_t seed;           /* map i uses seed + i (mod 2^64) */
+    int has_seed;            /* a seed was given or drawn (metadata) */
     const char *preset_name; /* for metadata */
     const char *preset_text;
     size_t preset_text_len;
-    unsigned threads;      /* -j resolved: 1 or more */
-    uint64_t map_memory;   /* the memory budget of each map's run, 0: none */
+    unsigned threads;    /* -j resolved: 1 or more */
+    uint64_t map_memory; /* the memory budget of each map's run, 0: none */
 };
 
 /* Runs the run's maps and writes them, in map order, with their --stats

@@ -285,6 +285,17 @@ static int list_presets(void)
     return cli_close_stdout();
 }
 
+/* One line per format of the library's table: name, extension, summary;
+ * "(not in this build)" for one this build cannot write. */
+static int list_formats(void)
+{
+    cg_format_info info;
+    for (size_t i = 0; cg_format_describe((cg_format)i, &info) == CG_OK; i++)
+        printf("%-9s  %-5s  %s%s\n", info.name, info.extension, info.summary,
+               info.available ? "" : " (not in this build)");
+    return cli_close_stdout();
+}
+
 static int show_preset(const char *name)
 {
     size_t len = 0;
@@ -352,8 +363,18 @@ static int run(const struct cli_options *opt)
             height = opt->height;
     }
 
-    struct cli_run job = {opt, pipeline, input, width, height, 0, 0,
-                          mt.name, mt.text, mt.len, resolve_jobs(opt->jobs), 0};
+    struct cli_run job = {opt,
+                          pipeline,
+                          input,
+                          width,
+                          height,
+                          0,
+                          0,
+                          mt.name,
+                          mt.text,
+                          mt.len,
+                          resolve_jobs(opt->jobs),
+                          0};
     if ((rc = cli_check_memory(&job)) != CLI_EXIT_OK)
         goto done;
 
@@ -398,6 +419,9 @@ int main(int argc, char **argv)
             break;
         case CLI_LIST_PRESETS:
             rc = list_presets();
+            break;
+        case CLI_LIST_FORMATS:
+            rc = list_formats();
             break;
         case CLI_SHOW_PRESET:
             rc = show_preset(opt.show_name);

@@ -26,6 +26,7 @@ enum {
     OPT_GENERATIONS,
     OPT_SCALE,
     OPT_LIST_PRESETS,
+    OPT_LIST_FORMATS,
     OPT_SHOW_PRESET,
     OPT_STATS,
     OPT_MAX_ATTEMPTS,
@@ -57,6 +58,7 @@ static const struct option long_options[] = {
     {"chunk", required_argument, NULL, OPT_CHUNK},
     {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
     {"list-presets", no_argument, NULL, OPT_LIST_PRESETS},
+    {"list-formats", no_argument, NULL, OPT_LIST_FORMATS},
     {"show-preset", required_argument, NULL, OPT_SHOW_PRESET},
     {"quiet", no_argument, NULL, 'q'},
     {"help", no_argument, NULL, 'h'},
@@ -72,7 +74,7 @@ static const char short_options[] = ":p:s:W:H:i:o:f:n:j:qhV";
 #define SCALE_MAX 64u
 #define COUNT_MAX UINT32_MAX /* maps in a batch */
 #define JOBS_MAX 1024u
-#define CHUNK_MAX INT32_MAX /* |CX|, |CY|: chunks a side of the origin */
+#define CHUNK_MAX INT32_MAX  /* |CX|, |CY|: chunks a side of the origin */
 #define PATTERN_MAX_WIDTH 64 /* width and precision of the %d of -o */
 
 void cli_print_help(FILE *fp)
@@ -116,19 +118,24 @@ void cli_print_help(FILE *fp)
             "\n"
             "Output:\n"
             "  -o, --output FILE|-     write to FILE; default: stdout ('-')\n"
-            "  -f, --format FORMAT     ascii, png, json, tmx, tmj, pbm or distances;\n"
-            "                          default: from FILE's extension (.png, .json, .tmx,\n"
-            "                          .tmj, .pbm, .csv for distances; anything else:\n"
-            "                          ascii); stdout: ascii. A tmx or tmj\n"
-            "                          FILE gets the tileset image " CG_TILESET_IMAGE "\n"
-            "                          beside it, unless one is there already\n"
+            "  -f, --format FORMAT     one of the formats below; default: from FILE's\n"
+            "                          extension (anything else: ascii); stdout: ascii\n",
+            CG_MAX_DIM, CG_MAX_DIM, CG_MAX_ATTEMPTS, CG_DEFAULT_ATTEMPTS);
+    /* The formats, from the library's table (cg_format_describe). */
+    cg_format_info info;
+    for (size_t i = 0; cg_format_describe((cg_format)i, &info) == CG_OK; i++)
+        fprintf(fp, "                          %-9s %-5s  %s%s\n", info.name, info.extension,
+                info.summary, info.available ? "" : " (not in this build)");
+    fprintf(fp,
+            "                          A Tiled FILE (tmx, tmj) gets the tileset image\n"
+            "                          " CG_TILESET_IMAGE " beside it, unless one is\n"
+            "                          there already\n"
             "      --scale N           PNG and PBM pixels per cell, 1..%u; default: %u\n"
             "      --stats[=FORMAT]    after writing, print figures about the map on stderr:\n"
             "                          FORMAT 'text' (default: one line of key=value) or\n"
             "                          'json' (one JSON object); a batch: one line per map\n"
             "\n",
-            CG_MAX_DIM, CG_MAX_DIM, CG_MAX_ATTEMPTS, CG_DEFAULT_ATTEMPTS, SCALE_MAX,
-            SCALE_DEFAULT);
+            SCALE_MAX, SCALE_DEFAULT);
     /* Split: C11 compilers need only take string literals of 4095 bytes. */
     fprintf(fp,
             "Batches and scale:\n"
@@ -145,6 +152,7 @@ void cli_print_help(FILE *fp)
             "\n"
             "Information:\n"
             "      --list-presets      list the built-in presets\n"
+            "      --list-formats      list the output formats: name, extension, summary\n"
             "      --show-preset NAME  print the text of a built-in preset\n"
             "  -q, --quiet             do not report a seed drawn from the system, nor\n"
             "                          draw a batch's progress bar\n"
@@ -248,8 +256,8 @@ static int parse_number(const char *option, const char *s, uint64_t lo, uint64_t
         /* A negative number is a number, just not in the range. */
         if (s[0] == '-' && n == 0 && digit_span(s + 1) > 0 && s[1 + digit_span(s + 1)] == '\0')
             return cli_usage_error("%s: '%s' is not in %" PRIu64 "..%" PRIu64, option, s, lo, hi);
-        return cli_usage_error("%s: '%s' is not a number in %" PRIu64 "..%" PRIu64, option, s,
-                               lo, hi);
+        return cli_usage_error("%s: '%s' is not a number in %" PRIu64 "..%" PRIu64, option, s, lo,
+                               hi);
     }
     if (convert_digits(s, n, &v) != 0 || v < lo || v > hi)
         return cli_usage_error("%s: '%s' is not in %" PRIu64 "..%" PRIu64, option, s, lo, hi);
@@ -267,11 +275,24 @@ static int parse_memory(const char *s, uint64_t *bytes)
     uint64_t v = 0;
 
     switch (n > 0 ? s[n] : '\0') {
-    case 'K': case 'k': shift = 10; break;
-    case 'M': case 'm': shift = 20; break;
-    case 'G': case 'g': shift = 30; break;
-    case 'T': case 't': shift = 40; break;
-    default: break;
+    case 'K':
+    case 'k':
+        shift = 10;
+        break;
+    case 'M':
+    case 'm':
+        shift = 20;
+        break;
+    case 'G':
+    case 'g':
+        shift = 30;
+        break;
+    case 'T':
+    case 't':
+        shift = 40;
+        break;
+    default:
+        break;
     }
     const char *rest = shift ? s + n + 1 : "";
     if (!shift || (rest[0] && strcmp(rest, "B") != 0 && strcmp(rest, "iB") != 0))
@@ -305,8 +326,7 @@ static int parse_size(const char *s, uint32_t *width, uint32_t *height)
         return cli_usage_error("--size: width '%.*s' is not in 1..%" PRIu32, (int)nw, s,
                                CG_MAX_DIM);
     if (convert_digits(s + nw + 1, nh, &h) != 0 || h < 1 || h > CG_MAX_DIM)
-        return cli_usage_error("--size: height '%s' is not in 1..%" PRIu32, s + nw + 1,
-                               CG_MAX_DIM);
+        return cli_usage_error("--size: height '%s' is not in 1..%" PRIu32, s + nw + 1, CG_MAX_DIM);
     *width = (uint32_t)w;
     *height = (uint32_t)h;
     return CLI_EXIT_OK;
@@ -470,8 +490,8 @@ static int parse_chunk(const char *arg, int64_t *cx, int64_t *cy)
     if (rx < 0 || ry < 0 || arg[nx + 1 + ny] != '\0')
         return cli_usage_error("--chunk: '%s' is not CX,CY (for example -3,2)", arg);
     if (rx > 0 || ry > 0)
-        return cli_usage_error("--chunk: '%s': chunk numbers must be in %d..%d", arg,
-                               -CHUNK_MAX, CHUNK_MAX);
+        return cli_usage_error("--chunk: '%s': chunk numbers must be in %d..%d", arg, -CHUNK_MAX,
+                               CHUNK_MAX);
     return CLI_EXIT_OK;
 }
 
@@ -692,7 +712,8 @@ static int check_png_available(const struct cli_options *opt)
                                "support (-o NAME.pbm writes a PBM bitmap instead)",
                                opt->output);
     }
-    if ((opt->format == CG_FORMAT_TMX || opt->format == CG_FORMAT_TMJ) && opt->output) {
+    cg_format_info info;
+    if (cg_format_describe(opt->format, &info) == CG_OK && info.tileset && opt->output) {
         struct stat st;
         if (!opt->count && stat(opt->output, &st) == 0 && !S_ISREG(st.st_mode))
             return CLI_EXIT_OK;
@@ -702,6 +723,41 @@ static int check_png_available(const struct cli_options *opt)
                                opt->output, CG_TILESET_IMAGE);
     }
     return CLI_EXIT_OK;
+}
+
+/* "ascii, json or distances": the formats a batch can stream, for messages. */
+static const char *stream_formats(void)
+{
+    static char names[256];
+    size_t len = 0, n = 0, count = 0;
+    cg_format_info info;
+    for (size_t i = 0; cg_format_describe((cg_format)i, &info) == CG_OK; i++)
+        count += info.stream != 0;
+    names[0] = '\0';
+    for (size_t i = 0; cg_format_describe((cg_format)i, &info) == CG_OK && len < sizeof names; i++)
+        if (info.stream) {
+            n++;
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                    n == 1       ? ""
+                                    : n == count ? " or "
+                                                 : ", ",
+                                    info.name);
+        }
+    return names;
+}
+
+/* A format's name in capitals ("PNG"), for messages. */
+struct upper_name {
+    char s[32];
+};
+static struct upper_name upper(const char *name)
+{
+    struct upper_name u;
+    size_t i = 0;
+    for (; name[i] && i + 1 < sizeof u.s; i++)
+        u.s[i] = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 'a' + 'A') : name[i];
+    u.s[i] = '\0';
+    return u;
 }
 
 /* --stats[=text|json]: the value must be attached (GNU optional arguments). */
@@ -722,9 +778,12 @@ static int parse_format(const char *arg, cg_format *format)
 {
     if (cg_format_from_name(arg, format) == CG_OK)
         return CLI_EXIT_OK;
-    return cli_usage_error("--format: unknown format '%s' (expected ascii, png, json, tmx, tmj, "
-                           "pbm or distances)",
-                           arg);
+    char names[256] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < cg_format_count() && len < sizeof names; i++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
+                                cg_format_name((cg_format)i));
+    return cli_usage_error("--format: unknown format '%s' (expected one of %s)", arg, names);
 }
 
 /* The name of the option getopt stopped at, for messages. */
@@ -772,7 +831,7 @@ int cli_parse_options(struct cli_options *opt, int argc, char **argv)
 
     while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
         if (c != 'q' && c != 'h' && c != 'V' && c != OPT_LIST_PRESETS && c != OPT_SHOW_PRESET &&
-            c != '?' && c != ':' && !map_option)
+            c != OPT_LIST_FORMATS && c != '?' && c != ':' && !map_option)
             map_option = option_name(c);
 
         switch (c) {
@@ -862,11 +921,14 @@ int cli_parse_options(struct cli_options *opt, int argc, char **argv)
             opt->have_chunk = 1;
             break;
         case OPT_LIST_PRESETS:
+        case OPT_LIST_FORMATS:
         case OPT_SHOW_PRESET:
             if (opt->action != CLI_RUN)
-                return cli_usage_error("--list-presets and --show-preset cannot be combined, "
-                                       "nor given twice");
-            opt->action = c == OPT_LIST_PRESETS ? CLI_LIST_PRESETS : CLI_SHOW_PRESET;
+                return cli_usage_error("--list-presets, --list-formats and --show-preset cannot "
+                                       "be combined, nor given twice");
+            opt->action = c == OPT_LIST_PRESETS   ? CLI_LIST_PRESETS
+                          : c == OPT_LIST_FORMATS ? CLI_LIST_FORMATS
+                                                  : CLI_SHOW_PRESET;
             if (c == OPT_SHOW_PRESET)
                 opt->show_name = optarg;
             break;
@@ -891,8 +953,11 @@ int cli_parse_options(struct cli_options *opt, int argc, char **argv)
         return cli_usage_error("unexpected argument '%s' (the output goes to -o FILE)",
                                argv[optind]);
 
-    if (opt->action == CLI_LIST_PRESETS || opt->action == CLI_SHOW_PRESET) {
-        const char *what = opt->action == CLI_LIST_PRESETS ? "--list-presets" : "--show-preset";
+    if (opt->action == CLI_LIST_PRESETS || opt->action == CLI_LIST_FORMATS ||
+        opt->action == CLI_SHOW_PRESET) {
+        const char *what = opt->action == CLI_LIST_PRESETS   ? "--list-presets"
+                           : opt->action == CLI_LIST_FORMATS ? "--list-formats"
+                                                             : "--show-preset";
         if (map_option)
             return cli_usage_error("%s cannot be combined with --%s", what, map_option);
         size_t len = 0;
@@ -917,19 +982,19 @@ int cli_parse_options(struct cli_options *opt, int argc, char **argv)
     if (!have_format)
         opt->format = opt->output ? format_from_path(opt->output) : CG_FORMAT_ASCII;
     /* A batch on stdout is one stream of text maps, a blank line apart. */
-    if (opt->count && !opt->output && opt->format != CG_FORMAT_ASCII &&
-        opt->format != CG_FORMAT_JSON && opt->format != CG_FORMAT_DISTANCES)
-        return cli_usage_error("a batch on standard output must be text (ascii, json or "
-                               "distances), not %s: write each map to its own file with "
-                               "-o 'NAME%%04d.EXT'",
-                               cg_format_name(opt->format) ? cg_format_name(opt->format) : "?");
+    cg_format_info info;
+    if (cg_format_describe(opt->format, &info) != CG_OK)
+        return cli_usage_error("unknown format %d", (int)opt->format);
+    if (opt->count && !opt->output && !info.stream)
+        return cli_usage_error("a batch on standard output must be text (%s), not %s: write "
+                               "each map to its own file with -o 'NAME%%04d.EXT'",
+                               stream_formats(), info.name);
     if ((rc = check_png_available(opt)) != CLI_EXIT_OK)
         return rc;
-    if (!opt->output && (opt->format == CG_FORMAT_PNG || opt->format == CG_FORMAT_PBM) &&
-        isatty(STDOUT_FILENO))
+    if (!opt->output && info.binary && isatty(STDOUT_FILENO))
         return cli_usage_error("refusing to write binary %s to a terminal (use -o FILE or a "
                                "pipe)",
-                               opt->format == CG_FORMAT_PNG ? "PNG" : "PBM");
+                               upper(info.name).s);
 
     if (opt->preset_name && (rc = resolve_preset(opt)) != CLI_EXIT_OK)
         return rc;

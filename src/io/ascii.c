@@ -6,7 +6,7 @@
 #include "core/diag.h"
 #include "core/grid.h"
 #include "core/mem.h"
-#include "io/writers.h"
+#include "io/format.h"
 #include "regions/reach.h"
 
 static const char mark_chars[] = {'.', '<', '>', '*', 'x'}; /* by cg_marker */
@@ -56,11 +56,9 @@ static size_t line_length(const char *s, size_t len, size_t *next)
 static cg_status bad_char(cg_diag *diag, int line, size_t col, unsigned char c)
 {
     if (c >= 0x21 && c < 0x7f)
-        cg__diag(diag, line, (int)col, "unexpected character '%c' (a map uses # . < > * x)",
-                 c);
+        cg__diag(diag, line, (int)col, "unexpected character '%c' (a map uses # . < > * x)", c);
     else
-        cg__diag(diag, line, (int)col,
-                 "unexpected byte 0x%02x (a map uses # . < > * x)", c);
+        cg__diag(diag, line, (int)col, "unexpected byte 0x%02x (a map uses # . < > * x)", c);
     return CG_EPARSE;
 }
 
@@ -155,7 +153,10 @@ cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_dia
      * by the preprocessor, so it is constant and thread-safe), rows gathered
      * into one buffer of about 64 KiB per write call. */
 #define C(v, b) (((v) >> (b)) & 1 ? '#' : '.')
-#define E(v) {C(v, 0), C(v, 1), C(v, 2), C(v, 3), C(v, 4), C(v, 5), C(v, 6), C(v, 7)}
+#define E(v)                                                                                       \
+    {                                                                                              \
+        C(v, 0), C(v, 1), C(v, 2), C(v, 3), C(v, 4), C(v, 5), C(v, 6), C(v, 7)                     \
+    }
 #define E4(v) E(v), E(v + 1), E(v + 2), E(v + 3)
 #define E16(v) E4(v), E4(v + 4), E4(v + 8), E4(v + 12)
 #define E64(v) E16(v), E16(v + 16), E16(v + 32), E16(v + 48)
@@ -201,3 +202,16 @@ cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_dia
     cg__free(buf);
     return CG_OK;
 }
+
+static cg_status write_ascii(const cg_grid *g, const cg__write_args *a)
+{
+    return cg__write_ascii(g, a->write, a->ctx, a->diag);
+}
+
+const cg__format_def cg__format_ascii = {
+    .name = "ascii",
+    .extension = ".txt",
+    .summary = "a character per cell, a line per row",
+    .stream = 1,
+    .write = write_ascii,
+};

@@ -7,12 +7,12 @@
 #include "core/diag.h"
 #include "core/grid.h"
 #include "core/mem.h"
-#include "io/writers.h"
+#include "io/format.h"
 #include "regions/reach.h"
 
 #define BUF_BYTES 65536
 
-cg_status cg__write_distances(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag)
+static cg_status write_csv(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag)
 {
     const cg__reach *r = g->reach;
     if (!r) {
@@ -48,3 +48,16 @@ fail:
     cg__diag(diag, 0, 0, "write failed");
     return CG_EIO;
 }
+
+static cg_status write_distances(const cg_grid *g, const cg__write_args *a)
+{
+    return write_csv(g, a->write, a->ctx, a->diag);
+}
+
+const cg__format_def cg__format_distances = {
+    .name = "distances",
+    .extension = ".csv",
+    .summary = "x,y,distance lines of a reach",
+    .stream = 1,
+    .write = write_distances,
+};

@@ -9,8 +9,8 @@
 
 #include "core/diag.h"
 #include "core/grid.h"
+#include "io/format.h"
 #include "io/sink.h"
-#include "io/writers.h"
 #include "regions/reach.h"
 
 /* Bumped when a field changes meaning or goes away (adding one does not). */
@@ -137,8 +137,8 @@ static void key(cg__sink *s, const char *name)
     cg__sink_str(s, "\": ");
 }
 
-cg_status cg__write_json(const cg_grid *g, const cg_map_info *info, cg_write_fn write, void *ctx,
-                         cg_diag *diag)
+static cg_status write_map(const cg_grid *g, const cg_map_info *info, cg_write_fn write, void *ctx,
+                           cg_diag *diag)
 {
     cg_stats st;
     if (cg_grid_stats(g, &st) != CG_OK) {
@@ -235,3 +235,16 @@ cg_status cg__write_json(const cg_grid *g, const cg_map_info *info, cg_write_fn 
     cg__sink_str(&s, "\n}\n");
     return cg__sink_finish(&s, diag);
 }
+
+static cg_status write_json(const cg_grid *g, const cg__write_args *a)
+{
+    return write_map(g, a->info, a->write, a->ctx, a->diag);
+}
+
+const cg__format_def cg__format_json = {
+    .name = "json",
+    .extension = ".json",
+    .summary = "rows, markers, figures, provenance",
+    .stream = 1,
+    .write = write_json,
+};

@@ -12,7 +12,7 @@
 #include "core/diag.h"
 #include "core/grid.h"
 #include "core/mem.h"
-#include "io/writers.h"
+#include "io/format.h"
 
 /* The pixel bytes of 8 cells: entry v (scale bytes, since 8 cells of scale
  * pixels are 8 * scale bits) is the image of the cells whose wall bits are v
@@ -45,8 +45,8 @@ static void pack_row(const cg_grid *g, uint32_t y, uint32_t scale, const uint8_t
         out[pw >> 3] &= (uint8_t)(0xff00u >> (pw & 7));
 }
 
-cg_status cg__write_pbm(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,
-                        cg_diag *diag)
+static cg_status write_bitmap(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,
+                              cg_diag *diag)
 {
     /* w, h <= CG_MAX_DIM = 2^20 and scale <= 64: the pixel sizes fit easily. */
     uint64_t pw = (uint64_t)g->w * scale, ph = (uint64_t)g->h * scale;
@@ -83,3 +83,16 @@ cg_status cg__write_pbm(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
         cg__diag(diag, 0, 0, "write failed");
     return st;
 }
+
+static cg_status write_pbm(const cg_grid *g, const cg__write_args *a)
+{
+    return write_bitmap(g, a->scale, a->write, a->ctx, a->diag);
+}
+
+const cg__format_def cg__format_pbm = {
+    .name = "pbm",
+    .extension = ".pbm",
+    .summary = "netpbm bitmap, black walls",
+    .binary = 1,
+    .write = write_pbm,
+};

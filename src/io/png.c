@@ -37,7 +37,7 @@
 #include "core/grid.h"
 #include "core/mem.h"
 #include "io/png.h"
-#include "io/writers.h"
+#include "io/format.h"
 
 /* Palette indices: wall, floor, then one per cg_marker after NONE. */
 const png_color cg__palette[CG__PALETTE_FIXED] = {

@@ -28,8 +28,8 @@
 #include "core/diag.h"
 #include "core/grid.h"
 #include "core/mem.h"
+#include "io/format.h"
 #include "io/sink.h"
-#include "io/writers.h"
 #include "regions/reach.h"
 
 /* ------------------------------------------------------------- tileset */
@@ -520,8 +520,8 @@ static void write_tmj(cg__sink *s, const cg_grid *g, const property *props, size
     str_u64(s, "  \"width\": ", g->w, "\n}\n");
 }
 
-cg_status cg__write_tiled(const cg_grid *g, const cg_map_info *info, int json, cg_write_fn write,
-                          void *ctx, cg_diag *diag)
+static cg_status write_tiled(const cg_grid *g, const cg_map_info *info, int json, cg_write_fn write,
+                             void *ctx, cg_diag *diag)
 {
     /* Pixel coordinates of objects must fit Tiled's int (CG_MAX_DIM * 16 does). */
     property props[MAX_PROPERTIES];
@@ -535,3 +535,29 @@ cg_status cg__write_tiled(const cg_grid *g, const cg_map_info *info, int json, c
         write_tmx(&s, g, props, nprops);
     return cg__sink_finish(&s, diag);
 }
+
+static cg_status format_tmx(const cg_grid *g, const cg__write_args *a)
+{
+    return write_tiled(g, a->info, 0, a->write, a->ctx, a->diag);
+}
+
+static cg_status format_tmj(const cg_grid *g, const cg__write_args *a)
+{
+    return write_tiled(g, a->info, 1, a->write, a->ctx, a->diag);
+}
+
+const cg__format_def cg__format_tmx = {
+    .name = "tmx",
+    .extension = ".tmx",
+    .summary = "Tiled map (XML), tileset beside it",
+    .tileset = 1,
+    .write = format_tmx,
+};
+
+const cg__format_def cg__format_tmj = {
+    .name = "tmj",
+    .extension = ".tmj",
+    .summary = "Tiled map (JSON), tileset beside it",
+    .tileset = 1,
+    .write = format_tmj,
+};

@@ -1,25 +1,20 @@
-/* io/write.c - cg_write and cg_write_ex: check the options and hand the grid to
- * the writer of the chosen format (one file per format: io/ascii.c,
- * io/png.c, io/json.c, io/tiled.c, io/pbm.c); the table of format names.
- * io/png.c and io/png_reach.c are compiled only with libpng (CG_HAVE_PNG,
- * the CMake option CAVEGEN_PNG). */
+/* io/write.c - cg_write and cg_write_ex: check the options and hand the grid
+ * to the writer of the chosen format through the format table
+ * (io/format_table.c); the public questions about formats (names,
+ * extensions, properties) answered from the same table. io/png.c and
+ * io/png_reach.c are compiled only with libpng (CG_HAVE_PNG, the CMake
+ * option CAVEGEN_PNG). */
 #include <string.h>
 
 #include "core/diag.h"
 #include "core/mem.h"
-#include "io/writers.h"
+#include "io/format.h"
 
-static const struct {
-    cg_format format;
-    const char *name;
-    const char *ext; /* the file name extension that selects it */
-} formats[] = {
-    {CG_FORMAT_ASCII, "ascii", ".txt"}, {CG_FORMAT_PNG, "png", ".png"},
-    {CG_FORMAT_JSON, "json", ".json"},  {CG_FORMAT_TMX, "tmx", ".tmx"},
-    {CG_FORMAT_TMJ, "tmj", ".tmj"},     {CG_FORMAT_PBM, "pbm", ".pbm"},
-    {CG_FORMAT_DISTANCES, "distances", ".csv"},
-};
-#define NFORMATS (sizeof formats / sizeof formats[0])
+/* The definition of a format; NULL for a value outside the enum. */
+static const cg__format_def *def_of(cg_format format)
+{
+    return (unsigned)format < cg__format_count ? cg__formats[format] : NULL;
+}
 
 /* ASCII-only, so a format name never depends on the locale. */
 static int equal_nocase(const char *a, const char *b)
@@ -37,17 +32,35 @@ static int equal_nocase(const char *a, const char *b)
 
 const char *cg_format_name(cg_format format)
 {
-    for (size_t i = 0; i < NFORMATS; i++)
-        if (formats[i].format == format)
-            return formats[i].name;
-    return NULL;
+    const cg__format_def *d = def_of(format);
+    return d ? d->name : NULL;
+}
+
+size_t cg_format_count(void)
+{
+    return cg__format_count;
+}
+
+cg_status cg_format_describe(cg_format format, cg_format_info *info)
+{
+    const cg__format_def *d = def_of(format);
+    if (!d || !info)
+        return CG_EINVAL;
+    *info = (cg_format_info){d->name,
+                             d->extension,
+                             d->summary,
+                             d->binary,
+                             d->stream,
+                             d->tileset,
+                             cg_format_available(format)};
+    return CG_OK;
 }
 
 cg_status cg_format_from_name(const char *name, cg_format *format)
 {
-    for (size_t i = 0; name && i < NFORMATS; i++) {
-        if (equal_nocase(name, formats[i].name)) {
-            *format = formats[i].format;
+    for (size_t i = 0; name && i < cg__format_count; i++) {
+        if (equal_nocase(name, cg__formats[i]->name)) {
+            *format = (cg_format)i;
             return CG_OK;
         }
     }
@@ -64,9 +77,9 @@ cg_status cg_format_from_path(const char *path, cg_format *format)
     /* ".png" alone is a hidden file's name, not an extension. */
     if (!dot || dot == base)
         return CG_EINVAL;
-    for (size_t i = 0; i < NFORMATS; i++) {
-        if (equal_nocase(dot, formats[i].ext)) {
-            *format = formats[i].format;
+    for (size_t i = 0; i < cg__format_count; i++) {
+        if (equal_nocase(dot, cg__formats[i]->extension)) {
+            *format = (cg_format)i;
             return CG_OK;
         }
     }
@@ -75,39 +88,12 @@ cg_status cg_format_from_path(const char *path, cg_format *format)
 
 int cg_format_available(cg_format format)
 {
+    const cg__format_def *d = def_of(format);
 #ifndef CG_HAVE_PNG
-    if (format == CG_FORMAT_PNG)
+    if (d && d->needs_png)
         return 0;
 #endif
-    return cg_format_name(format) != NULL;
-}
-
-static cg_status write_format(const cg_grid *grid, cg_format format, uint32_t scale,
-                              const cg_map_info *in, cg_write_fn write, void *ctx, cg_diag *diag)
-{
-    switch (format) {
-    case CG_FORMAT_ASCII:
-        return cg__write_ascii(grid, write, ctx, diag);
-    case CG_FORMAT_PNG:
-#ifdef CG_HAVE_PNG
-        return cg__write_png(grid, scale, write, ctx, diag);
-#else
-        cg__diag(diag, 0, 0, "cannot write PNG: libcavegen was built without PNG support");
-        return CG_EUNSUPPORTED;
-#endif
-    case CG_FORMAT_JSON:
-        return cg__write_json(grid, in, write, ctx, diag);
-    case CG_FORMAT_TMX:
-        return cg__write_tiled(grid, in, 0, write, ctx, diag);
-    case CG_FORMAT_TMJ:
-        return cg__write_tiled(grid, in, 1, write, ctx, diag);
-    case CG_FORMAT_PBM:
-        return cg__write_pbm(grid, scale, write, ctx, diag);
-    case CG_FORMAT_DISTANCES:
-        return cg__write_distances(grid, write, ctx, diag);
-    }
-    cg__diag(diag, 0, 0, "unknown format %d", (int)format);
-    return CG_EINVAL;
+    return d != NULL;
 }
 
 cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options, const cg_map_info *info,
@@ -135,7 +121,13 @@ cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options, cons
     cg__budget budget = {0};
     if (o->max_memory)
         cg__budget_begin(&budget, o->max_memory);
-    cg_status st = write_format(grid, o->format, scale, in, write, ctx, diag);
+    const cg__format_def *d = def_of(o->format);
+    cg__write_args args = {scale, in, write, ctx, diag};
+    cg_status st = CG_EINVAL;
+    if (d)
+        st = d->write(grid, &args);
+    else
+        cg__diag(diag, 0, 0, "unknown format %d", (int)o->format);
     if (o->max_memory)
         cg__budget_end(&budget);
     if (st == CG_ENOMEM && budget.refused) {
