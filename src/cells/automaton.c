@@ -149,7 +149,7 @@ void cg__fix_tail_rows(cg_grid *g, uint32_t y0, uint32_t y1)
 void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int self, uint32_t y0,
                          uint32_t y1)
 {
-    /* SPEC 3.1, seed 000: v1 over the 3x3 block, v2 over the 5x5 block
+    /* The r1/r2 rule (docs/algorithms.md): v1 over the 3x3 block, v2 over the 5x5 block
      * without corners, both with the centre unless self=no; wall iff
      * v1 >= r1 or v2 <= r2 (v2 >= r2+1 fails); the outer ring stays wall. */
     if (y1 > src->h)
@@ -182,7 +182,7 @@ void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int s
 
 void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, uint32_t y1)
 {
-    /* Seed 002: wall iff at least `walls` of the 8 neighbours are walls,
+    /* The smoothing rule: wall iff at least `walls` of the 8 neighbours are walls,
      * outside counting as wall; every cell, border included. */
     if (y1 > src->h)
         y1 = src->h;
@@ -214,7 +214,7 @@ void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, u
 
 void cg__rule_rows(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t y0, uint32_t y1)
 {
-    /* Seed 001: floor iff the floor cells of the 3x3 block (centre included)
+    /* The level article's rule: floor iff the floor cells of the 3x3 block (centre included)
      * number lo..hi. */
     if (y1 > src->h)
         y1 = src->h;

@@ -1,14 +1,15 @@
-/* cells/downscale.c - `downscale K` (seed 001, "réduction de l'échelle").
+/* cells/downscale.c - `downscale K` (the level article's "réduction de
+ * l'échelle", docs/algorithms.md).
  *
- * Seed 001 runs its automaton on a grid twice the wanted size, then reduces
+ * The level article runs its automaton on a grid twice the wanted size, then reduces
  * it: "the probability that a cell of the reduced grid has a value is the
  * frequency of that value in the square of 4 cells it stands for". This
  * halves the width of rooms and corridors. Here the factor is K (1..16): the
  * steps before a `downscale K` run at K times the size (engine/pipeline.c starts the
  * run that much larger), and output cell (x, y) is wall with probability
  * walls/K^2, walls being the wall count of its KxK block (cells outside the
- * map count as walls, SPEC 2). The draw is exact integer arithmetic on a
- * hash of (seed, ordinal, x, y) (SPEC 4):
+ * map count as walls). The draw is exact integer arithmetic on a
+ * hash of (seed, ordinal, x, y) (docs/randomness.md):
  *
  *     wall  iff  (cell_hash >> 32) * K^2 < walls << 32
  *

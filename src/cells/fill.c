@@ -1,4 +1,5 @@
-/* cells/fill.c - the initial random fill (seed 000: "initialisation avec un seuil").
+/* cells/fill.c - the initial random fill (the cellular-automaton cave article's
+ * "initialisation avec un seuil", docs/algorithms.md).
  *
  * Cell (x, y) is wall iff the top 32 bits of its hash are below
  * ppb * 2^32 / 1e9, i.e. with probability ppb/1e9; the hash depends only on
@@ -167,7 +168,7 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
         fill_scalar(g, key, threshold, &win);
         break;
     }
-    /* Seed 000 forces the map's borders to wall; a window of the infinite
+    /* The cellular-automaton cave article forces the map's borders to wall; a window of the infinite
      * cave (docs/scale.md) has no border, only the tail bits past the
      * width, which stay wall in every grid. */
     uint64_t last = UINT64_C(1) << ((g->w - 1) & 63), tail = cg__tail_mask(g);

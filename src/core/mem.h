@@ -2,7 +2,7 @@
  * through cg__malloc, cg__calloc, cg__realloc and cg__free, which put a
  * small header before each block recording its size, so that a pipeline
  * run can count the bytes it holds and refuse an allocation that would take
- * it over cg_run_options.max_memory (issue 9, SPEC 7: a size too big fails
+ * it over cg_run_options.max_memory (a size too big fails
  * with a message, never by the OOM killer). An estimate made before the run
  * (cg_pipeline_memory) cannot bound what depends on the map - region
  * labels, queues, candidate lists - so the run checks each allocation

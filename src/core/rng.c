@@ -2,7 +2,7 @@
  *
  * No rand(), no global state: every random decision is a hash of the seed,
  * the step that makes it and the cell it is about, so a result never depends
- * on evaluation order, thread count or platform (SPEC 4). The mixer is the
+ * on evaluation order, thread count or platform (docs/determinism.md). The mixer is the
  * splitmix64 finaliser (Steele, Lea, Flood: "Fast splittable pseudorandom
  * number generators", 2014), a bijection on 64 bits with full avalanche.
  * docs/randomness.md documents the exact construction. */

@@ -1,4 +1,4 @@
-/* engine/chunk.c - windows of the infinite cave (SPEC 6 `--chunk`, docs/scale.md).
+/* engine/chunk.c - windows of the infinite cave (`--chunk`, docs/scale.md).
  *
  * The infinite cave of a seed is what the pipeline's local steps give when
  * they run on the whole plane: the fill draws every cell from its world

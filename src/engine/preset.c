@@ -1,6 +1,6 @@
 /* engine/preset.c - the preset language: one step per line, '#' comments, tokens
  * separated by blanks; a step name, an optional positional argument, then
- * key=value options and bare-word flags (SPEC 3). Every error carries the
+ * key=value options and bare-word flags (docs/presets.md). Every error carries the
  * line and column of the token at fault. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* io/ascii.c - the ASCII map format (SPEC 5): '#' wall, '.' floor, '<'
+/* io/ascii.c - the ASCII map format (docs/formats.md): '#' wall, '.' floor, '<'
  * entrance, '>' exit, '*' point of interest, 'x' blocked; one line per row. */
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +133,7 @@ cg_status cg_read_ascii(const char *text, size_t len, cg_grid **out, cg_diag *di
     return CG_OK;
 }
 
-/* SPEC 5: a reached cell shows its distance as 0-9, a-z, then '+' from 36
+/* A reached cell shows its distance as 0-9, a-z, then '+' from 36
  * on (start cells are 0). Note that 33 is 'x', which reads back as a blocked
  * cell: docs/formats.md. */
 static void overlay_reach(const cg__reach *r, uint32_t y, char *row)

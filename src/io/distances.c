@@ -1,4 +1,4 @@
-/* io/distances.c - the machine-readable reach list (SPEC 5, seed 004): a
+/* io/distances.c - the machine-readable reach list (docs/reach.md): a
  * CSV header "x,y,distance", then one line per reached cell in scan order
  * (y, then x). For scripts: `cavegen -i map.txt --reach 3,4 -f distances`. */
 #include <stdio.h>

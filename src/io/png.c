@@ -1,4 +1,4 @@
-/* io/png.c - PNG output through libpng (SPEC 5): a palette image, `scale`
+/* io/png.c - PNG output through libpng (docs/formats.md): a palette image, `scale`
  * pixels per cell, 1 bit per pixel when the map is only walls and floor
  * (4 bits when it has markers). The bytes depend only on the grid and the
  * scale (no time chunk).

@@ -1,4 +1,4 @@
-/* io/png_reach.c - PNG of a map with a reach result (seed 004, SPEC 5): an
+/* io/png_reach.c - PNG of a map with a reach result (docs/reach.md): an
  * 8-bit palette image, the fixed colours of io/png.c then a ramp of 250
  * colours over distance, near (yellow) to far (deep violet), like viridis.
  * Reach images are rare and small next to cave images, so this is plain

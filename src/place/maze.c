@@ -1,4 +1,5 @@
-/* place/maze.c - the `maze` step: seed 003's "mole" maze generator (SPEC 3.3).
+/* place/maze.c - the `maze` step: the "mole" maze generator of Labyrinth
+ * Generator v1.0 (docs/algorithms.md).
  *
  * The seed (Labyrinth Generator v1.0, "Cyrus the great"): start from all
  * walls with no cell initialised; find an uninitialised cell; drop a virtual
@@ -21,7 +22,7 @@
  * backtracker: it never returns, so it needs no stack; the scan for the next
  * uninitialised room only moves forward, so the whole run is O(rooms).
  *
- * Randomness (SPEC 4, docs/maze.md): four sub-keys of the step key. The
+ * Randomness (docs/randomness.md, docs/maze.md): four sub-keys of the step key. The
  * mole's direction choices come from one splitmix64 stream (the decisions are
  * sequential); the `connected`, `loops` and `no-isolated` choices are hashes
  * of the room or pillar they concern. So the moles dig the same tunnels

@@ -1,8 +1,8 @@
-/* place/place.c - placement on a cave (seed 001, SPEC 3.2): `entrance`, `exit`,
+/* place/place.c - placement on a cave (the level article, docs/algorithms.md): `entrance`, `exit`,
  * `poi count=K spacing=D`, `require open>=P%`, and the 4-connected searches
  * they share (flood fill, shortest path).
  *
- * Seed 001: "I take a point at random on a circle centred on the map, with a
+ * The level article: "I take a point at random on a circle centred on the map, with a
  * radius large enough for the circle to lie entirely outside the map. I draw
  * a line from that point to the centre of the map, and the first empty cell
  * on that line is the level's entrance." Then the cells connected to the
@@ -102,10 +102,11 @@ static int64_t round_q30(int64_t v)
 
 /* ------------------------------------------------------------ ray casting */
 
-/* Seed 001's ray: from the point at `angle` on a circle around the map's
+/* The level article's ray: from the point at `angle` on a circle around the map's
  * centre cell, of radius w + h + 2 (beyond the farthest corner), along the
  * straight line through the centre to the mirror point on the other side
- * (SPEC 3.2: "if none, keep walking through the centre"). Bresenham's
+ * (if the ray meets no floor before the centre, it keeps walking through
+ * it). Bresenham's
  * stepping visits the centre cell itself, since the line's exact position
  * there is a whole cell. The first floor cell inside the map that has no
  * marker and, if allowed is given, is floor in allowed, goes to (*x, *y). */
@@ -207,7 +208,7 @@ static cg_status run_entrance(const cg__step *step, cg__run *run)
                  "entrance: no floor cell on the ray across the map");
         return CG_EFAIL;
     }
-    /* Seed 001, D: the floor not connected to the entrance is filled. */
+    /* The level article, D: the floor not connected to the entrance is filled. */
     cg_grid *region = NULL;
     uint64_t count;
     cg_status st = cg__grid_new_like(&region, g);
@@ -475,7 +476,7 @@ static cg_status run_poi(const cg__step *step, cg__run *run)
         if (m->kind == CG_MARK_ENTRANCE || m->kind == CG_MARK_EXIT || m->kind == CG_MARK_POI)
             points_add(&p, m->x, m->y);
     }
-    /* Seed 001, F: shuffle the connected cells and take them one by one.
+    /* The level article, F: shuffle the connected cells and take them one by one.
      * Fisher-Yates drawn lazily: the i-th pick is the i-th cell of the full
      * shuffle, and only as many draws are made as cells are looked at. */
     cg__rng rng = {cg__step_rand_key(step, run->seed)};
@@ -553,7 +554,7 @@ static void format_ppb(char *buf, size_t cap, uint32_t ppb)
 
 static cg_status run_require(const cg__step *step, cg__run *run)
 {
-    /* Seed 001, D: "if there are not enough [connected cells], I start again
+    /* The level article, D: "if there are not enough [connected cells], I start again
      * from scratch". Open = the floor connected to the entrance; without an
      * entrance, the largest floor region. */
     cg_grid *g = run->grid;

@@ -1,5 +1,6 @@
 /* regions/connect.c - `connect [width=W]`: carve corridors until every floor region
- * is one region, joining regions at their closest points (seed 002: "cut a
+ * is one region, joining regions at their closest points (the Russian
+ * cellular-automata article, docs/algorithms.md: "cut a
  * corridor between the closest points of two regions").
  *
  * Which regions to join, and where, is a minimum spanning tree over the
@@ -48,7 +49,7 @@
 #include "engine/steps.h"
 #include "regions/regions.h"
 
-/* The default corridor width: the two cells of seed 000's type 2 corridors,
+/* The default corridor width: the two cells of the type 2 corridors of the cellular-automaton cave article,
  * the narrowest passage that does not read as a crack in the rock. */
 #define CG__CONNECT_DEFAULT_WIDTH 2
 

@@ -1,4 +1,4 @@
-/* regions/reach.c - cells reachable within M moves, with their distances (seed 004).
+/* regions/reach.c - cells reachable within M moves, with their distances (Les cellules accessibles, docs/algorithms.md).
  *
  * The seed's lessons: go from neighbour to neighbour and never re-explore a
  * cell (each cell enters the search once); and a bitboard version - rows as

@@ -1,4 +1,4 @@
-/* regions/regions.c - 4-connected regions of floor or wall (seed 002: "find the
+/* regions/regions.c - 4-connected regions of floor or wall (the Russian cellular-automata article: "find the
  * regions by BFS, fill the small ones"), and the steps built on them:
  * `remove-floor min=N`, `remove-walls min=N`, `keep-largest`.
  *
