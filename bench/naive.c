@@ -1,7 +1,8 @@
 /* naive.c - the "naive C" baseline of the benchmark: the r1/r2 rule written
  * the way the seeds' code and most game code write it - an int per cell, a
  * bounds-checked read per neighbour, loops over the neighbourhood offsets
- * (seed 000's voisins_1 / voisins_2, seed 002's count_wall_neighbors).
+ * (the cellular-automaton cave article's voisins_1 / voisins_2, the Russian
+ * cellular-automata article's count_wall_neighbors; docs/algorithms.md).
  * Compiled with the same flags as the library (Release: -O3); deliberately
  * not tuned. */
 #include "naive.h"

@@ -34,14 +34,14 @@ except ImportError as e:  # reported, never skipped silently
     np = None
     NUMPY_ERROR = str(e)
 
-# Seed 000's neighbour tables.
+# The cellular-automaton cave article's neighbour tables (docs/algorithms.md).
 VOISINS_1 = ((-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1))
 VOISINS_2 = ((-2, -1), (-2, 0), (-2, 1), (2, -1), (2, 0), (2, 1),
              (-1, -2), (0, -2), (1, -2), (-1, 2), (0, 2), (1, 2))
 
 
 def new_zone(size, rng):
-    """Fill at 45 % walls, padded with three rings of walls (seed 000)."""
+    """Fill at 45 % walls, padded with three rings of walls, as the article does."""
     zone = (rng.integers(0, 100, (size + 6, size + 6)) < 45).astype(np.uint8)
     for i in range(-3, 3):
         zone[i, :] = 1
@@ -62,7 +62,7 @@ def generation(zone, r1, r2):
             v2 += zone[3 + dy:zone.shape[0] - 3 + dy, 3 + dx:zone.shape[1] - 3 + dx]
         wall |= v2 <= r2
     inner[...] = wall
-    # SPEC 3.1: the map's outer ring stays wall.
+    # The map's outer ring stays wall.
     inner[0, :] = 1
     inner[-1, :] = 1
     inner[:, 0] = 1

@@ -3,7 +3,7 @@
 same job done the way a numpy user would, timed from process start to exit.
 
     /usr/bin/python3 bench/numpy_pil_job.py png SIZE OUT.png
-        type2 (fill 45 %, 5 x (5,-1), 1 x (5,0), seed 000's shifted-slice
+        type2 (fill 45 %, 5 x (5,-1), 1 x (5,0), the article's shifted-slice
         method on uint8) on SIZE x SIZE, written as a 1-bit PNG by Pillow at
         4 pixels per cell (cavegen's default scale).
     /usr/bin/python3 bench/numpy_pil_job.py batch N

@@ -11,13 +11,13 @@
 
 uint8_t oracle_cell(const uint8_t *cells, int w, int h, int x, int y)
 {
-    /* SPEC 2: for every neighbourhood count, cells outside the map are walls. */
+    /* For every neighbourhood count, cells outside the map are walls. */
     if (x < 0 || y < 0 || x >= w || y >= h)
         return 1;
     return cells[(size_t)y * (size_t)w + (size_t)x];
 }
 
-/* Seed 000's tables: voisins_1 are the 8 cells around C (numbered 1..8 in its
+/* The cellular-automaton cave article's tables (docs/algorithms.md): voisins_1 are the 8 cells around C (numbered 1..8 in its
  * first figure), voisins_2 the 12 further cells of the 5x5 block without its
  * corners (9..20 in its second figure). Its code then sums
  *     v1 = zone[C] + sum(voisins_1)
@@ -65,7 +65,7 @@ void oracle_generation_open(const uint8_t *src, uint8_t *dst, int w, int h, int 
     generation(src, dst, w, h, r1, r2, self, 0);
 }
 
-/* Seed 002's count_wall_neighbors: the 8 neighbours, not the cell itself,
+/* The Russian cellular-automata article's count_wall_neighbors: the 8 neighbours, not the cell itself,
  * out of bounds counting as wall. */
 static int count_wall_neighbors(const uint8_t *grid, int cx, int cy, int w, int h)
 {
@@ -88,7 +88,7 @@ void oracle_smooth(const uint8_t *src, uint8_t *dst, int w, int h, int walls)
                 count_wall_neighbors(src, x, y, w, h) >= walls ? 1 : 0;
 }
 
-/* Seed 001: "le total de cases de sol parmi les 8 voisins d'une cellule + la
+/* The level article: "le total de cases de sol parmi les 8 voisins d'une cellule + la
  * cellule elle-même" - floor cells among the 9 cells of the 3x3 block. */
 static int count_floor_block(const uint8_t *grid, int cx, int cy, int w, int h)
 {

@@ -17,7 +17,7 @@
 /* The cell at (x, y), or 1 (wall) outside the map. */
 uint8_t oracle_cell(const uint8_t *cells, int w, int h, int x, int y);
 
-/* One generation of the r1/r2 rule (SPEC 3.1, seed 000). For each cell not on
+/* One generation of the r1/r2 rule (the cellular-automaton cave article). For each cell not on
  * the outer ring: v1 = walls in the 3x3 block, v2 = walls in the 5x5 block
  * without its 4 corners, both including the cell itself when self is nonzero
  * (9 and 21 cells) and excluding it when self is 0 (8 and 20 cells); the cell
@@ -30,12 +30,12 @@ void oracle_generation(const uint8_t *src, uint8_t *dst, int w, int h, int r1, i
 void oracle_generation_open(const uint8_t *src, uint8_t *dst, int w, int h, int r1, int r2,
                             int self);
 
-/* One smoothing pass (seed 002): every cell, border included, becomes wall iff
+/* One smoothing pass (the Russian cellular-automata article): every cell, border included, becomes wall iff
  * at least `walls` of its 8 neighbours are walls. The cell itself is not
  * counted. */
 void oracle_smooth(const uint8_t *src, uint8_t *dst, int w, int h, int walls);
 
-/* One pass of the floor-count rule (seed 001): every cell, border included,
+/* One pass of the floor-count rule (the level article): every cell, border included,
  * becomes floor iff the number of floor cells in its 3x3 block (itself
  * included; outside cells are walls) is in lo..hi, else wall. */
 void oracle_rule(const uint8_t *src, uint8_t *dst, int w, int h, int lo, int hi);

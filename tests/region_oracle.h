@@ -1,5 +1,5 @@
 /* region_oracle.h - the plain scalar reference for 4-connected regions
- * (seed 002): a textbook breadth-first flood fill over a byte per cell,
+ * (the Russian cellular-automata article): a textbook breadth-first flood fill over a byte per cell,
  * bounds-checked, exactly as the seed describes it ("walk the matrix, find an
  * unvisited floor cell, BFS in four directions, mark visited"). The library's
  * run-based labeller is tested bit for bit against it. Include after

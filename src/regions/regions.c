@@ -1,5 +1,6 @@
-/* regions/regions.c - 4-connected regions of floor or wall (the Russian cellular-automata article: "find the
- * regions by BFS, fill the small ones"), and the steps built on them:
+/* regions/regions.c - 4-connected regions of floor or wall (the Russian
+ * cellular-automata article: "find the regions by BFS, fill the small
+ * ones"), and the steps built on them:
  * `remove-floor min=N`, `remove-walls min=N`, `keep-largest`.
  *
  * Instead of the seed's per-cell BFS, regions are labelled on *runs*: the
