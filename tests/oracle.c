@@ -18,8 +18,9 @@ uint8_t oracle_cell(const uint8_t *cells, int w, int h, int x, int y)
 }
 
 /* The cellular-automaton cave article's tables (docs/algorithms.md):
- * voisins_1 are the 8 cells around C (numbered 1..8 in its first figure), voisins_2 the 12 further cells of the 5x5 block without its
- * corners (9..20 in its second figure). Its code then sums
+ * voisins_1 are the 8 cells around C (numbered 1..8 in its first figure),
+ * voisins_2 the 12 further cells of the 5x5 block without its corners
+ * (9..20 in its second figure). Its code then sums
  *     v1 = zone[C] + sum(voisins_1)
  *     v2 = v1 + sum(voisins_2)
  * so both counts include the cell itself; self=no drops that first term. */
