@@ -27,18 +27,6 @@
 
 #include "cli.h"
 
-/* options.c reports through these (main.c's in the tool). */
-void cli_error(const char *fmt, ...)
-{
-    (void)fmt;
-}
-
-int cli_usage_error(const char *fmt, ...)
-{
-    (void)fmt;
-    return CLI_EXIT_USAGE;
-}
-
 typedef struct run_result {
     int status; /* exit code, or 128 + signal */
     char *out, *err;

@@ -19,12 +19,7 @@
 
 #include "cli.h"
 
-/* budget.c's other neighbours, which these tests do not reach. */
-void cli_error(const char *fmt, ...)
-{
-    (void)fmt;
-}
-
+/* budget.c's neighbour in batch.c, which these tests do not reach. */
 int cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_once)
 {
     (void)run;

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "messages.h"
 
 #define MIB (UINT64_C(1) << 20)
 

@@ -2,9 +2,10 @@
  *
  * The tool is a thin client of the public API (cavegen/cavegen.h only):
  * options.c turns argv into a struct cli_options, output.c writes a map to a
- * file atomically or to stdout, main.c runs the flow and owns the messages,
- * batch.c runs the maps of a run (one, or a batch with -n) in order on a
- * pool of threads (pool.c), with a progress bar (progress.c).
+ * file atomically or to stdout, main.c runs the flow, batch.c runs the maps
+ * of a run (one, or a batch with -n) in order on a pool of threads (pool.c),
+ * with a progress bar (progress.c). The messages and exit statuses are
+ * messages.h's, which depends on nothing else of the tool.
  */
 #ifndef CAVEGEN_CLI_H
 #define CAVEGEN_CLI_H
@@ -15,27 +16,6 @@
 #include <stdio.h>
 
 #include "cavegen/cavegen.h"
-
-/* Exit statuses (docs/cli.md). */
-enum {
-    CLI_EXIT_OK = 0,
-    CLI_EXIT_FAILURE = 1, /* runtime: unreadable or malformed file, memory, write error */
-    CLI_EXIT_USAGE = 2    /* the command line is wrong */
-};
-
-#if defined(__GNUC__)
-#define CLI_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
-#else
-#define CLI_PRINTF(fmt, args)
-#endif
-
-/* ------------------------------------------------------------- messages */
-
-/* One line on stderr: "cavegen: " + the formatted text. */
-void cli_error(const char *fmt, ...) CLI_PRINTF(1, 2);
-
-/* cli_error, then the line that points to --help. Returns CLI_EXIT_USAGE. */
-int cli_usage_error(const char *fmt, ...) CLI_PRINTF(1, 2);
 
 /* -------------------------------------------------------------- options */
 

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,50 +19,9 @@
 #endif
 
 #include "cli.h"
+#include "messages.h"
 
 #define MIB (UINT64_C(1) << 20)
-
-/* ------------------------------------------------------------- messages */
-
-static void vmessage(const char *fmt, va_list ap)
-{
-    fputs("cavegen: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-}
-
-void cli_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(fmt, ap);
-    va_end(ap);
-}
-
-int cli_usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vmessage(fmt, ap);
-    va_end(ap);
-    fputs("Try 'cavegen --help' for more information.\n", stderr);
-    return CLI_EXIT_USAGE;
-}
-
-/* "NAME:LINE:COL: message" for malformed preset text or maps; NAME is
- * pre + name + post so a built-in preset can be named as its source file. */
-static void text_error(const char *pre, const char *name, const char *post, const cg_diag *diag,
-                       cg_status status)
-{
-    const char *why = diag->message[0] ? diag->message : cg_strerror(status);
-
-    if (diag->line > 0 && diag->column > 0)
-        cli_error("%s%s%s:%d:%d: %s", pre, name, post, diag->line, diag->column, why);
-    else if (diag->line > 0)
-        cli_error("%s%s%s:%d: %s", pre, name, post, diag->line, why);
-    else
-        cli_error("%s%s%s: %s", pre, name, post, why);
-}
 
 /* ---------------------------------------------------------------- input */
 
@@ -149,7 +107,7 @@ static int load_map(const char *path, cg_grid **grid)
     if (st == CG_ENOMEM)
         cli_error("out of memory reading '%s'", strcmp(path, "-") == 0 ? "<stdin>" : path);
     else
-        text_error("", strcmp(path, "-") == 0 ? "<stdin>" : path, "", &diag, st);
+        cli_text_error("", strcmp(path, "-") == 0 ? "<stdin>" : path, "", &diag, st);
     return CLI_EXIT_FAILURE;
 }
 
@@ -215,9 +173,9 @@ static int load_preset(cg_pipeline *pipeline, const struct cli_options *opt, str
     if (st == CG_ENOMEM)
         cli_error("out of memory");
     else if (opt->preset_file)
-        text_error("", opt->preset_file, "", &diag, st);
+        cli_text_error("", opt->preset_file, "", &diag, st);
     else
-        text_error("presets/", name, ".preset", &diag, st); /* where a built-in comes from */
+        cli_text_error("presets/", name, ".preset", &diag, st); /* where a built-in comes from */
     return CLI_EXIT_FAILURE;
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "messages.h"
 
 /* Values for options that have no short form. */
 enum {

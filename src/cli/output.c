@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "messages.h"
 
 /* The pending temporary files, for the signal handler: static buffers, since
  * the handler may only call async-signal-safe functions (unlink, raise).

@@ -2,8 +2,9 @@
  * (src/cli/options.c) on arbitrary argument vectors: the input is split at
  * NUL bytes into argv[1..].
  *
- * cli_error and cli_usage_error (main.c's) are replaced here by versions
- * that record the message instead of printing it. Invariants: the parser
+ * The messages.h API (src/cli/messages.c in the tool) is implemented here
+ * by recorders that keep the message instead of printing it; this file is
+ * linked instead of messages.c. Invariants: the parser
  * never crashes or leaks (cli_options_free after every call); it returns
  * 0, 1 or 2; 2 comes with exactly one usage message, 1 with exactly one
  * runtime message (out of memory), 0 with none; a message is one line when
@@ -16,6 +17,7 @@
 
 #include "cli.h"
 #include "fuzz_common.h"
+#include "messages.h"
 
 #define MAX_ARGS 64
 
@@ -44,6 +46,12 @@ int cli_usage_error(const char *fmt, ...)
     va_end(ap);
     usage_errors++;
     return CLI_EXIT_USAGE;
+}
+
+void cli_text_error(const char *pre, const char *name, const char *post, const cg_diag *diag,
+                    cg_status status)
+{
+    cli_error("%s%s%s: %s", pre, name, post, diag->message[0] ? diag->message : cg_strerror(status));
 }
 
 /* glibc's getopt keeps a pointer into the last argv (its position inside a
