@@ -2,7 +2,7 @@
  * (SPEC 4, 6; docs/cli.md, docs/scale.md): -n with a %d pattern, the
  * stream, --stats per map, -j giving the same bytes for any N, the
  * progress bar on a terminal only, Ctrl-C, --chunk. The pattern formatter
- * of src/cli/options.c is also checked directly against printf. */
+ * of src/cli/pattern.c is also checked directly against printf. */
 #define _XOPEN_SOURCE 700 /* posix_openpt and friends */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "pattern.h"
 
 typedef struct run_result {
     int status; /* exit code, or 128 + signal */

@@ -37,6 +37,7 @@
 
 #include "cli.h"
 #include "messages.h"
+#include "pattern.h"
 
 #define MIB (UINT64_C(1) << 20)
 

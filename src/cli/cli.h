@@ -1,11 +1,13 @@
 /* cli.h - declarations shared by the files of the cavegen command-line tool.
  *
  * The tool is a thin client of the public API (cavegen/cavegen.h only):
- * options.c turns argv into a struct cli_options, output.c writes a map to a
- * file atomically or to stdout, main.c runs the flow, batch.c runs the maps
- * of a run (one, or a batch with -n) in order on a pool of threads (pool.c),
- * with a progress bar (progress.c). The messages and exit statuses are
- * messages.h's, which depends on nothing else of the tool.
+ * options.c turns argv into a struct cli_options (with numbers.c,
+ * step_options.c, output_options.c, preset_lookup.c and pattern.c, each
+ * with its own header), output.c writes a map to a file atomically or to
+ * stdout, main.c runs the flow, batch.c runs the maps of a run (one, or a
+ * batch with -n) in order on a pool of threads (pool.c), with a progress
+ * bar (progress.c). The messages and exit statuses are messages.h's, which
+ * depends on nothing else of the tool; the --help text is help.c's.
  */
 #ifndef CAVEGEN_CLI_H
 #define CAVEGEN_CLI_H
@@ -19,6 +21,11 @@
 
 /* -------------------------------------------------------------- options */
 
+/* The command line's own defaults and limits (the library's are in
+ * cavegen.h). */
+#define CLI_SCALE_DEFAULT 4u /* --scale */
+#define CLI_JOBS_MAX 1024u   /* -j */
+
 enum cli_action {
     CLI_RUN = 0,
     CLI_HELP,
@@ -31,9 +38,9 @@ enum cli_action {
 /* --stats: none, one line of key=value, or one JSON object. */
 enum cli_stats { CLI_STATS_NONE = 0, CLI_STATS_TEXT, CLI_STATS_JSON };
 
-/* One step-appending option, kept in command-line order. */
+/* One step-appending option, kept in command-line order (step_options.h). */
 struct cli_step {
-    const char *option; /* "--step", "--fill" or "--generations" */
+    const char *option; /* "--step", "--fill", "--generations" or "--reach" */
     const char *arg;    /* the value as the user typed it (points into argv) */
     char *line;         /* the preset-language line it appends (owned) */
 };
@@ -83,26 +90,12 @@ struct cli_options {
 };
 
 /* Parses argv into *opt (zeroed first) and checks everything that does not
- * need a file: numbers, preset names, step syntax, conflicts. Returns
+ * need a file: numbers, preset names, step syntax, conflicts (options.c).
+ * Returns
  * CLI_EXIT_OK, or CLI_EXIT_USAGE / CLI_EXIT_FAILURE after printing why.
  * Call cli_options_free afterwards in every case. */
 int cli_parse_options(struct cli_options *opt, int argc, char **argv);
 void cli_options_free(struct cli_options *opt);
-
-/* Appends the step options to pipeline in command-line order. Returns
- * CLI_EXIT_OK, or an exit status after printing why. */
-int cli_append_steps(cg_pipeline *pipeline, const struct cli_options *opt);
-
-/* The --help text. */
-void cli_print_help(FILE *fp);
-
-/* -n output names: a printf-style pattern with exactly one %d conversion
- * (flags '-', '+', ' ', '0', a width and a precision up to 64; "%%" is a
- * percent sign). cli_pattern_check returns 0, or -1 with *why a static
- * reason. cli_pattern_format returns a new string with the conversion
- * replaced by index (NULL: out of memory); the pattern must pass the check. */
-int cli_pattern_check(const char *pattern, const char **why);
-char *cli_pattern_format(const char *pattern, uint64_t index);
 
 /* ---------------------------------------------------------------- pool */
 

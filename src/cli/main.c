@@ -19,7 +19,9 @@
 #endif
 
 #include "cli.h"
+#include "help.h"
 #include "messages.h"
+#include "step_options.h"
 
 #define MIB (UINT64_C(1) << 20)
 

@@ -1,6 +1,6 @@
 /* fuzz_options.c - the command-line parser of the cavegen tool
- * (src/cli/options.c) on arbitrary argument vectors: the input is split at
- * NUL bytes into argv[1..].
+ * (src/cli/options.c and the files that read its values) on arbitrary
+ * argument vectors: the input is split at NUL bytes into argv[1..].
  *
  * The messages.h API (src/cli/messages.c in the tool) is implemented here
  * by recorders that keep the message instead of printing it; this file is
@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "fuzz_common.h"
 #include "messages.h"
+#include "step_options.h"
 
 #define MAX_ARGS 64
 
@@ -51,7 +52,8 @@ int cli_usage_error(const char *fmt, ...)
 void cli_text_error(const char *pre, const char *name, const char *post, const cg_diag *diag,
                     cg_status status)
 {
-    cli_error("%s%s%s: %s", pre, name, post, diag->message[0] ? diag->message : cg_strerror(status));
+    cli_error("%s%s%s: %s", pre, name, post,
+              diag->message[0] ? diag->message : cg_strerror(status));
 }
 
 /* glibc's getopt keeps a pointer into the last argv (its position inside a

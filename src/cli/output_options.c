@@ -1,0 +1,163 @@
+/* output_options.c - what is written and how (output_options.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cavegen/cavegen.h"
+#include "cli.h"
+#include "messages.h"
+#include "numbers.h"
+#include "output_options.h"
+
+#define SCALE_MAX 64u /* --scale */
+
+/* ASCII-only, so the result never depends on the locale. */
+static int lower_ascii(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+static int equal_nocase(const char *a, const char *b)
+{
+    while (*a && lower_ascii((unsigned char)*a) == lower_ascii((unsigned char)*b)) {
+        a++;
+        b++;
+    }
+    return *a == '\0' && *b == '\0';
+}
+
+/* -f wins; else the output's extension; stdout is ASCII. Only the last
+ * component's extension counts, and a leading dot (".png") is a hidden
+ * file's name, not an extension. */
+static cg_format format_from_path(const char *path)
+{
+    cg_format format = CG_FORMAT_ASCII;
+    cg_format_from_path(path, &format); /* the library's table; unknown: ASCII */
+    return format;
+}
+
+/* A build of the library without libpng (CAVEGEN_PNG=OFF) cannot write PNG,
+ * nor the tileset image a Tiled map in a file needs beside it: refused as a
+ * usage error, since this command line cannot be honoured by this build,
+ * before a map is made, so that no file is written or replaced. A Tiled map
+ * to standard output, or to an existing device or FIFO, gets no tileset
+ * image (batch.c, write_tileset) and is still written. */
+static int check_png_available(const struct cli_options *opt)
+{
+    if (cg_format_available(CG_FORMAT_PNG))
+        return CLI_EXIT_OK;
+    if (opt->format == CG_FORMAT_PNG) {
+        if (!opt->output)
+            return cli_usage_error("cannot write PNG to standard output: this cavegen was "
+                                   "built without PNG support (-f pbm writes a PBM bitmap "
+                                   "instead)");
+        return cli_usage_error("cannot write '%s' as PNG: this cavegen was built without PNG "
+                               "support (-o NAME.pbm writes a PBM bitmap instead)",
+                               opt->output);
+    }
+    cg_format_info info;
+    if (cg_format_describe(opt->format, &info) == CG_OK && info.tileset && opt->output) {
+        struct stat st;
+        if (!opt->count && stat(opt->output, &st) == 0 && !S_ISREG(st.st_mode))
+            return CLI_EXIT_OK;
+        return cli_usage_error("cannot write '%s': its tileset image %s is a PNG, and this "
+                               "cavegen was built without PNG support (-o - writes the map "
+                               "alone to standard output)",
+                               opt->output, CG_TILESET_IMAGE);
+    }
+    return CLI_EXIT_OK;
+}
+
+/* "ascii, json or distances": the formats a batch can stream, for messages. */
+static const char *stream_formats(void)
+{
+    static char names[256];
+    size_t len = 0, n = 0, count = 0;
+    cg_format_info info;
+    for (size_t i = 0; cg_format_describe((cg_format)i, &info) == CG_OK; i++)
+        count += info.stream != 0;
+    names[0] = '\0';
+    for (size_t i = 0; cg_format_describe((cg_format)i, &info) == CG_OK && len < sizeof names; i++)
+        if (info.stream) {
+            n++;
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+                                    n == 1       ? ""
+                                    : n == count ? " or "
+                                                 : ", ",
+                                    info.name);
+        }
+    return names;
+}
+
+/* A format's name in capitals ("PNG"), for messages. */
+struct upper_name {
+    char s[32];
+};
+static struct upper_name upper(const char *name)
+{
+    struct upper_name u;
+    size_t i = 0;
+    for (; name[i] && i + 1 < sizeof u.s; i++)
+        u.s[i] = name[i] >= 'a' && name[i] <= 'z' ? (char)(name[i] - 'a' + 'A') : name[i];
+    u.s[i] = '\0';
+    return u;
+}
+
+/* --stats[=text|json]: the value must be attached (GNU optional arguments). */
+int cli_parse_stats(const char *arg, enum cli_stats *stats)
+{
+    if (!arg || equal_nocase(arg, "text")) {
+        *stats = CLI_STATS_TEXT;
+        return CLI_EXIT_OK;
+    }
+    if (equal_nocase(arg, "json")) {
+        *stats = CLI_STATS_JSON;
+        return CLI_EXIT_OK;
+    }
+    return cli_usage_error("--stats: unknown format '%s' (expected text or json)", arg);
+}
+
+int cli_parse_format(const char *arg, cg_format *format)
+{
+    if (cg_format_from_name(arg, format) == CG_OK)
+        return CLI_EXIT_OK;
+    char names[256] = "";
+    size_t len = 0;
+    for (size_t i = 0; i < cg_format_count() && len < sizeof names; i++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
+                                cg_format_name((cg_format)i));
+    return cli_usage_error("--format: unknown format '%s' (expected one of %s)", arg, names);
+}
+
+int cli_parse_scale(const char *arg, uint32_t *scale)
+{
+    uint64_t value = 0;
+    int rc = cli_parse_number("--scale", arg, 1, SCALE_MAX, &value);
+    *scale = (uint32_t)value;
+    return rc;
+}
+
+int cli_resolve_output(struct cli_options *opt, int have_format)
+{
+    cg_format_info info;
+    int rc;
+
+    if (!have_format)
+        opt->format = opt->output ? format_from_path(opt->output) : CG_FORMAT_ASCII;
+    if (cg_format_describe(opt->format, &info) != CG_OK)
+        return cli_usage_error("unknown format %d", (int)opt->format);
+    /* A batch on stdout is one stream of text maps, a blank line apart. */
+    if (opt->count && !opt->output && !info.stream)
+        return cli_usage_error("a batch on standard output must be text (%s), not %s: write "
+                               "each map to its own file with -o 'NAME%%04d.EXT'",
+                               stream_formats(), info.name);
+    if ((rc = check_png_available(opt)) != CLI_EXIT_OK)
+        return rc;
+    if (!opt->output && info.binary && isatty(STDOUT_FILENO))
+        return cli_usage_error("refusing to write binary %s to a terminal (use -o FILE or a "
+                               "pipe)",
+                               upper(info.name).s);
+    return CLI_EXIT_OK;
+}

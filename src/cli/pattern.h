@@ -1,0 +1,17 @@
+/* pattern.h - the output names of a batch (-n): a printf-style pattern
+ * with exactly one %d conversion (flags '-', '+', ' ', '0', a width and a
+ * precision up to 64; "%%" is a percent sign). Depends on the C library
+ * only (tests/test_batch.c checks it against printf). */
+#ifndef CAVEGEN_CLI_PATTERN_H
+#define CAVEGEN_CLI_PATTERN_H
+
+#include <stdint.h>
+
+/* Returns 0, or -1 with *why a static reason. */
+int cli_pattern_check(const char *pattern, const char **why);
+
+/* A new string with the conversion replaced by index (NULL: out of
+ * memory); the pattern must pass cli_pattern_check. */
+char *cli_pattern_format(const char *pattern, uint64_t index);
+
+#endif

@@ -1,0 +1,63 @@
+/* preset_lookup.c - finding a preset by name or file (preset_lookup.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cavegen/cavegen.h"
+#include "messages.h"
+#include "preset_lookup.h"
+
+/* "type1, type2, ..." for messages; NULL if out of memory. */
+static char *preset_names(void)
+{
+    size_t count = cg_preset_count(), size = 1;
+    for (size_t i = 0; i < count; i++)
+        size += strlen(cg_preset_name(i)) + 2;
+    char *names = malloc(size);
+    if (!names)
+        return NULL;
+    names[0] = '\0';
+    for (size_t i = 0; i < count; i++) {
+        if (i > 0)
+            strcat(names, ", ");
+        strcat(names, cg_preset_name(i));
+    }
+    return names;
+}
+
+static int unknown_preset(const char *option, const char *name)
+{
+    char *names = preset_names();
+    int rc = cli_usage_error("%s: unknown preset '%s' (built-in presets: %s)", option, name,
+                             names ? names : "?");
+    free(names);
+    return rc;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int cli_find_preset(const char *name, const char **builtin, size_t *len, const char **file)
+{
+    struct stat st;
+
+    *builtin = cg_preset_builtin(name, len);
+    if (*builtin)
+        return CLI_EXIT_OK;
+    if (strchr(name, '/') || ends_with(name, ".preset") || stat(name, &st) == 0) {
+        *file = name;
+        return CLI_EXIT_OK;
+    }
+    return unknown_preset("--preset", name);
+}
+
+int cli_find_builtin(const char *option, const char *name)
+{
+    size_t len = 0;
+    return cg_preset_builtin(name, &len) ? CLI_EXIT_OK : unknown_preset(option, name);
+}

@@ -1,0 +1,34 @@
+/* step_options.h - the options that add steps to the pipeline: --step,
+ * --fill, --generations, and --reach with --moves.
+ *
+ * Each becomes one line of the preset language (docs/presets.md) that the
+ * library parses; its diagnostic becomes the option's usage error, as
+ * "OPTION 'VALUE': message".
+ */
+#ifndef CAVEGEN_CLI_STEP_OPTIONS_H
+#define CAVEGEN_CLI_STEP_OPTIONS_H
+
+#include "cavegen/cavegen.h"
+#include "cli.h"
+#include "messages.h"
+
+/* Each adds its step to opt->steps (in command-line order), or records
+ * --reach's start or --moves' budget. arg points into argv. Return
+ * CLI_EXIT_OK, or an exit status after the message. */
+int cli_add_step(struct cli_options *opt, const char *arg);        /* --step 'LINE' */
+int cli_add_fill(struct cli_options *opt, const char *arg);        /* --fill P */
+int cli_add_generations(struct cli_options *opt, const char *arg); /* --generations N:R1,R2 */
+int cli_add_reach_start(struct cli_options *opt, const char *arg); /* --reach X,Y|entrance */
+int cli_set_moves(struct cli_options *opt, const char *arg);       /* --moves M */
+
+/* After the other options: the one `reach` step of the --reach starts and
+ * --moves, last of opt->steps (opt->has_reach). --moves without --reach is
+ * a usage error. */
+int cli_finish_reach(struct cli_options *opt);
+
+/* Appends the step options to pipeline in command-line order. Returns
+ * CLI_EXIT_OK, or an exit status after the library's diagnostic as the
+ * usage error of the option that gave the step. */
+int cli_append_steps(cg_pipeline *pipeline, const struct cli_options *opt);
+
+#endif
