@@ -100,7 +100,8 @@ static cg_grid *run_text(const char *text, const cg_grid *in, uint32_t w, uint32
     cg_diag diag = {0};
     cg_grid *out = NULL;
     cg_pipeline *p = parse(text, &diag);
-    if (!p || cg_pipeline_run(p, seed, w, h, in, &out, &diag) != CG_OK)
+    cg_run_options o = {.seed = seed, .width = w, .height = h, .input = in};
+    if (!p || cg_pipeline_run(p, &o, &out, NULL, &diag) != CG_OK)
         die(text, &diag);
     cg_pipeline_free(p);
     return out;
@@ -322,10 +323,11 @@ static void time_step(const char *name, const char *text, const cg_grid *map, in
     }
     double t[16];
     runs = runs > 16 ? 16 : runs;
+    cg_run_options o = {.seed = 1, .input = map};
     for (int r = 0; r < runs; r++) {
         cg_grid *out = NULL;
         double t0 = now();
-        cg_status st = cg_pipeline_run(p, 1, 0, 0, map, &out, &diag);
+        cg_status st = cg_pipeline_run(p, &o, &out, NULL, &diag);
         t[r] = now() - t0;
         if (st != CG_OK) {
             report_missing(name, "error", diag.message);
@@ -367,7 +369,7 @@ static void time_batch(const char *name, int maps)
                            "generations 1 r1=5 r2=0\n", &diag);
     if (!p)
         die("batch pipeline", &diag);
-    cg_write_options opt = {CG_FORMAT_ASCII, 0};
+    cg_write_options opt = {.format = CG_FORMAT_ASCII};
     double t[16];
     int n = reps > 16 ? 16 : reps;
     for (int r = 0; r < n; r++) {
@@ -375,7 +377,8 @@ static void time_batch(const char *name, int maps)
         double t0 = now();
         for (int i = 0; i < maps; i++) {
             cg_grid *g = NULL;
-            if (cg_pipeline_run(p, (uint64_t)i + 1, 0, 0, NULL, &g, &diag) != CG_OK ||
+            cg_run_options o = {.seed = (uint64_t)i + 1};
+            if (cg_pipeline_run(p, &o, &g, NULL, &diag) != CG_OK ||
                 cg_write(g, &opt, null_sink, &bytes, &diag) != CG_OK)
                 die("batch", &diag);
             cg_grid_free(g);

@@ -27,8 +27,9 @@ int main(int argc, char **argv)
     cg_pipeline *p;
     cg_grid *g;
     cg_diag d = {0};
+    cg_run_options o = {.seed = 42, .width = n, .height = n};
     if (cg_pipeline_new(&p) || cg_pipeline_parse(p, text, len, &d) ||
-        cg_pipeline_run(p, 42, n, n, NULL, &g, &d))
+        cg_pipeline_run(p, &o, &g, NULL, &d))
         return 1;
     cg_point s = {n / 2, n / 2};
     while (cg_grid_get(g, s.x, s.y) == CG_WALL)

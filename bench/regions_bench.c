@@ -51,8 +51,9 @@ static cg_grid *type2(uint32_t size, uint64_t seed)
     cg_pipeline *p = NULL;
     cg_grid *out = NULL;
     cg_diag diag = {0};
+    cg_run_options o = {.seed = seed, .width = size, .height = size};
     if (cg_pipeline_new(&p) || cg_pipeline_parse(p, text, strlen(text), &diag) ||
-        cg_pipeline_run(p, seed, size, size, NULL, &out, &diag)) {
+        cg_pipeline_run(p, &o, &out, NULL, &diag)) {
         fprintf(stderr, "regions_bench: type2 failed: %s\n", diag.message);
         exit(1);
     }

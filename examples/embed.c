@@ -49,6 +49,15 @@ int main(int argc, char **argv)
     cg_grid *map = NULL;
     char *tiles = NULL;
 
+    /* 0. The library loaded at run time: its soname holds the major
+     *    version, but it may be another 1.x than the header this was built
+     *    with. A later one serves (docs/api.md, "Versions and ABI"). */
+    if (cg_version() >> 16 != CG_VERSION_MAJOR || cg_version() < CG_VERSION_NUMBER) {
+        fprintf(stderr, "embed: built for libcavegen %s, running with %s\n", CG_VERSION_STRING,
+                cg_version_string());
+        return 1;
+    }
+
     /* 1. The pipeline: the "level" preset (a cave with an entrance, an exit
      *    and points of interest), then a step of our own. */
     size_t len = 0;
@@ -73,7 +82,7 @@ int main(int argc, char **argv)
     cg_run_options options = {
         .seed = seed, .width = width, .height = height, .max_memory = 64u << 20};
     cg_run_info info;
-    if ((st = cg_pipeline_run_ex(pipeline, &options, &map, &info, &diag)) != CG_OK) {
+    if ((st = cg_pipeline_run(pipeline, &options, &map, &info, &diag)) != CG_OK) {
         rc = fail("run", st, &diag);
         goto done;
     }
@@ -112,7 +121,7 @@ int main(int argc, char **argv)
         goto done;
     }
     cg_stats stats;
-    if ((st = cg_grid_stats(map, &stats)) != CG_OK) {
+    if ((st = cg_grid_stats(map, NULL, &stats, &diag)) != CG_OK) {
         rc = fail("stats", st, &diag);
         goto done;
     }

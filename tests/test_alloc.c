@@ -4,7 +4,7 @@
  * The executable is linked with --wrap=malloc,calloc,realloc,free
  * (alloc_inject.h): the static libcavegen's allocations go through wrappers
  * that fail the n-th one. For each scenario - every built-in preset run at a
- * small size, a pipeline with every step, every format of cg_write_ex, the
+ * small size, a pipeline with every step, every format of cg_write, the
  * tileset image, cg_read_ascii, reach (both searches), stats, clone - a
  * clean run counts its allocations N, then for n = 1..N the n-th fails
  * (and, in a second pass, every one from the n-th on). Each time: the call
@@ -111,11 +111,11 @@ static cg_status run_pipeline(const void *ctx)
     }
     cg_run_options o = {.seed = rc->seed, .width = rc->width, .height = rc->height};
     cg_run_info info;
-    st = cg_pipeline_run_ex(p, &o, &map, &info, &diag);
+    st = cg_pipeline_run(p, &o, &map, &info, &diag);
     if (st != CG_OK) {
         assert_null(map);
         if (diag.message[0] == '\0')
-            fail_msg("cg_pipeline_run_ex: %s without a message (allocation %ld)",
+            fail_msg("cg_pipeline_run: %s without a message (allocation %ld)",
                      cg_strerror(st), alloc_inject_calls());
     }
     cg_grid_free(map);
@@ -138,7 +138,8 @@ static cg_grid *sample_map_of(int plain, int with_reach)
     cg_diag diag = {0};
     assert_int_equal(cg_pipeline_new(&p), CG_OK);
     assert_int_equal(cg_pipeline_parse(p, text, sizeof text - 1, &diag), CG_OK);
-    assert_int_equal(cg_pipeline_run(p, 42, 70, 30, NULL, &map, &diag), CG_OK);
+    cg_run_options o = {.seed = 42, .width = 70, .height = 30};
+    assert_int_equal(cg_pipeline_run(p, &o, &map, NULL, &diag), CG_OK);
     cg_pipeline_free(p);
     if (plain) {
         while (cg_grid_marker_count(map) > 0) {
@@ -185,10 +186,10 @@ static cg_status write_format(const void *ctx)
     const write_case *wc = ctx;
     static const char preset[] = "fill 45\ngenerations 4 r1=5 r2=2\n";
     cg_map_info info = {1, 42, 43, 2, "custom", preset, sizeof preset - 1};
-    cg_write_options o = {.format = wc->format, .scale = wc->scale};
+    cg_write_options o = {.format = wc->format, .scale = wc->scale, .info = &info};
     uint64_t h = 0;
     cg_diag diag = {0};
-    cg_status st = cg_write_ex(wc->map, &o, &info, hash_sink, &h, &diag);
+    cg_status st = cg_write(wc->map, &o, hash_sink, &h, &diag);
     if (st != CG_OK)
         assert_true(diag.message[0] != '\0');
     return st;
@@ -252,7 +253,11 @@ static cg_status reach(const void *ctx)
 static cg_status stats(const void *ctx)
 {
     cg_stats s;
-    return cg_grid_stats(ctx, &s);
+    cg_diag diag = {0};
+    cg_status st = cg_grid_stats(ctx, NULL, &s, &diag);
+    if (st != CG_OK)
+        assert_true(diag.message[0] != '\0');
+    return st;
 }
 
 static cg_status clone(const void *ctx)

@@ -79,7 +79,7 @@ static void check_cells(const cg_pipeline *pipe, const params *p, const uint8_t 
     describe(p, step, sizeof step);
     cg_grid *in = tu_grid_from_cells(cells, w, h), *out = NULL;
     cg_diag diag = {0};
-    cg_status st = cg_pipeline_run(pipe, 1, 0, 0, in, &out, &diag);
+    cg_status st = tu_run_pipeline(pipe, 1, 0, 0, in, &out, &diag);
     if (st != CG_OK) {
         print_error("%s on %dx%d: %s (%s)\n", step, w, h, cg_strerror(st), diag.message);
         fail();

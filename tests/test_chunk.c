@@ -99,11 +99,11 @@ static uint8_t *oracle_window(const local_preset *p, uint64_t seed, int64_t ox, 
 static cg_grid *chunk(const cg_pipeline *p, uint64_t seed, int64_t ox, int64_t oy, uint32_t w,
                       uint32_t h)
 {
-    cg_run_options ro = {.seed = seed, .width = w, .height = h};
-    cg_run_scale sc = {.chunk = 1, .origin_x = ox, .origin_y = oy};
+    cg_run_options ro = {
+        .seed = seed, .width = w, .height = h, .chunk = 1, .origin_x = ox, .origin_y = oy};
     cg_grid *g = NULL;
     cg_diag diag = {0};
-    cg_status st = cg_pipeline_run_scale(p, &ro, &sc, &g, NULL, &diag);
+    cg_status st = cg_pipeline_run(p, &ro, &g, NULL, &diag);
     if (st != CG_OK)
         fail_msg("chunk (%lld,%lld) %ux%u: %s: %s", (long long)ox, (long long)oy, w, h,
                  cg_strerror(st), diag.message);
@@ -283,23 +283,26 @@ static void stripes_in_any_order_give_the_same_map(void **state)
         cg_pipeline *p = tu_pipeline(cases[c].text);
         cg_run_options ro = {.seed = 99 + c, .width = cases[c].w, .height = cases[c].h};
         shuffler sh = {0};
-        cg_run_scale sc = {.parallel = shuffled_for, .parallel_ctx = &sh};
+        cg_run_options sc = ro;
+        sc.parallel = shuffled_for;
+        sc.parallel_ctx = &sh;
         cg_grid *serial = NULL, *striped = NULL;
         cg_diag diag = {0};
-        assert_int_equal(cg_pipeline_run_ex(p, &ro, &serial, NULL, &diag), CG_OK);
-        assert_int_equal(cg_pipeline_run_scale(p, &ro, &sc, &striped, NULL, &diag), CG_OK);
+        assert_int_equal(cg_pipeline_run(p, &ro, &serial, NULL, &diag), CG_OK);
+        assert_int_equal(cg_pipeline_run(p, &sc, &striped, NULL, &diag), CG_OK);
         if (sh.widest < 2)
             fail_msg("case %zu: the map was not split (widest loop %zu)", c, sh.widest);
         if (!tu_grids_equal(serial, striped))
             fail_msg("case %zu: stripes changed the map", c);
         /* And in chunk mode. */
         if (c == 0) {
-            cg_run_scale ch = {.parallel = shuffled_for, .parallel_ctx = &sh, .chunk = 1,
-                               .origin_x = -5000, .origin_y = 321};
-            cg_run_scale ch1 = {.chunk = 1, .origin_x = -5000, .origin_y = 321};
+            cg_run_options ch = sc, ch1 = ro;
+            ch.chunk = ch1.chunk = 1;
+            ch.origin_x = ch1.origin_x = -5000;
+            ch.origin_y = ch1.origin_y = 321;
             cg_grid *a = NULL, *b = NULL;
-            assert_int_equal(cg_pipeline_run_scale(p, &ro, &ch, &a, NULL, &diag), CG_OK);
-            assert_int_equal(cg_pipeline_run_scale(p, &ro, &ch1, &b, NULL, &diag), CG_OK);
+            assert_int_equal(cg_pipeline_run(p, &ch, &a, NULL, &diag), CG_OK);
+            assert_int_equal(cg_pipeline_run(p, &ch1, &b, NULL, &diag), CG_OK);
             assert_true(tu_grids_equal(a, b));
             cg_grid_free(a);
             cg_grid_free(b);
@@ -316,10 +319,10 @@ static void small_maps_run_on_the_calling_thread(void **state)
     (void)state;
     cg_pipeline *p = preset_pipeline(&presets[1]);
     shuffler sh = {0};
-    cg_run_options ro = {.seed = 1, .width = 80, .height = 50};
-    cg_run_scale sc = {.parallel = shuffled_for, .parallel_ctx = &sh};
+    cg_run_options ro = {
+        .seed = 1, .width = 80, .height = 50, .parallel = shuffled_for, .parallel_ctx = &sh};
     cg_grid *g = NULL;
-    assert_int_equal(cg_pipeline_run_scale(p, &ro, &sc, &g, NULL, NULL), CG_OK);
+    assert_int_equal(cg_pipeline_run(p, &ro, &g, NULL, NULL), CG_OK);
     assert_int_equal(sh.loops, 0);
     cg_grid_free(g);
     cg_pipeline_free(p);
@@ -376,11 +379,10 @@ static void chunk_mode_refuses_steps_that_need_the_whole_map(void **state)
         if (!strstr(diag.message, name) || !strstr(diag.message, "whole map") ||
             diag.line != 3)
             fail_msg("%s: message '%s' line %d", steps[i], diag.message, diag.line);
-        cg_run_options ro = {.seed = 1, .width = 20, .height = 20};
-        cg_run_scale sc = {.chunk = 1};
+        cg_run_options ro = {.seed = 1, .width = 20, .height = 20, .chunk = 1};
         cg_grid *g = NULL;
         memset(&diag, 0, sizeof diag);
-        assert_int_equal(cg_pipeline_run_scale(p, &ro, &sc, &g, NULL, &diag), CG_EINVAL);
+        assert_int_equal(cg_pipeline_run(p, &ro, &g, NULL, &diag), CG_EINVAL);
         assert_null(g);
         assert_non_null(strstr(diag.message, "whole map"));
         cg_pipeline_free(p);
@@ -394,22 +396,23 @@ static void chunk_mode_refuses_inputs_and_sizes_it_cannot_hold(void **state)
     cg_grid *in = NULL, *g = NULL;
     cg_diag diag = {0};
     assert_int_equal(cg_grid_new(&in, 5, 5), CG_OK);
-    cg_run_options ro = {.seed = 1, .input = in};
-    cg_run_scale sc = {.chunk = 1};
-    assert_int_equal(cg_pipeline_run_scale(p, &ro, &sc, &g, NULL, &diag), CG_EINVAL);
+    cg_run_options ro = {.seed = 1, .input = in, .chunk = 1};
+    assert_int_equal(cg_pipeline_run(p, &ro, &g, NULL, &diag), CG_EINVAL);
     assert_non_null(strstr(diag.message, "input"));
     /* The window plus its halo must fit CG_MAX_DIM. */
-    cg_run_options wide = {.seed = 1, .width = CG_MAX_DIM - 63, .height = 3};
-    assert_int_equal(cg_pipeline_run_scale(p, &wide, &sc, &g, NULL, &diag), CG_EINVAL);
+    cg_run_options wide = {.seed = 1, .width = CG_MAX_DIM - 63, .height = 3, .chunk = 1};
+    assert_int_equal(cg_pipeline_run(p, &wide, &g, NULL, &diag), CG_EINVAL);
     assert_non_null(strstr(diag.message, "halo"));
     uint64_t bytes = 0;
-    assert_int_equal(cg_pipeline_memory(p, &wide, &sc, &bytes), CG_EINVAL);
+    assert_int_equal(cg_pipeline_memory(p, &wide, &bytes), CG_EINVAL);
     /* Origins far out are refused before anything can overflow. */
-    cg_run_options small = {.seed = 1, .width = 10, .height = 10};
-    cg_run_scale far = {.chunk = 1, .origin_x = INT64_MAX - 5};
-    assert_int_equal(cg_pipeline_run_scale(p, &small, &far, &g, NULL, &diag), CG_EINVAL);
-    cg_run_scale edge = {.chunk = 1, .origin_x = -(INT64_C(1) << 62), .origin_y = INT64_C(1) << 62};
-    assert_int_equal(cg_pipeline_run_scale(p, &small, &edge, &g, NULL, &diag), CG_OK);
+    cg_run_options far = {.seed = 1, .width = 10, .height = 10, .chunk = 1};
+    far.origin_x = INT64_MAX - 5;
+    assert_int_equal(cg_pipeline_run(p, &far, &g, NULL, &diag), CG_EINVAL);
+    cg_run_options edge = {.seed = 1, .width = 10, .height = 10, .chunk = 1};
+    edge.origin_x = -(INT64_C(1) << 62);
+    edge.origin_y = INT64_C(1) << 62;
+    assert_int_equal(cg_pipeline_run(p, &edge, &g, NULL, &diag), CG_OK);
     cg_grid_free(g);
     cg_grid_free(in);
     cg_pipeline_free(p);
@@ -418,10 +421,9 @@ static void chunk_mode_refuses_inputs_and_sizes_it_cannot_hold(void **state)
 static uint64_t memory_of(const char *text, uint32_t w, uint32_t h, int chunk)
 {
     cg_pipeline *p = tu_pipeline(text);
-    cg_run_options ro = {.seed = 1, .width = w, .height = h};
-    cg_run_scale sc = {.chunk = chunk};
+    cg_run_options ro = {.seed = 1, .width = w, .height = h, .chunk = chunk};
     uint64_t bytes = 0;
-    assert_int_equal(cg_pipeline_memory(p, &ro, &sc, &bytes), CG_OK);
+    assert_int_equal(cg_pipeline_memory(p, &ro, &bytes), CG_OK);
     cg_pipeline_free(p);
     return bytes;
 }

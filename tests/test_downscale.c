@@ -409,7 +409,7 @@ static void a_start_size_over_the_limit_is_refused(void **state)
     assert_int_equal(sh, 4096);
     cg_grid *out = NULL;
     cg_diag diag = {0};
-    assert_int_equal(cg_pipeline_run(p, 1, 300, 10, NULL, &out, &diag), CG_EINVAL);
+    assert_int_equal(tu_run_pipeline(p, 1, 300, 10, NULL, &out, &diag), CG_EINVAL);
     assert_null(out);
     if (!strstr(diag.message, "over the limit"))
         fail_msg("message: %s", diag.message);

@@ -70,8 +70,8 @@ static void same_seed_gives_the_same_fill(void **state)
     cg_pipeline *p = tu_pipeline("fill 45.5");
     cg_grid *a = NULL, *b = NULL;
     cg_diag diag = {0};
-    assert_int_equal(cg_pipeline_run(p, 9, 131, 37, NULL, &a, &diag), CG_OK);
-    assert_int_equal(cg_pipeline_run(p, 9, 131, 37, NULL, &b, &diag), CG_OK);
+    assert_int_equal(tu_run_pipeline(p, 9, 131, 37, NULL, &a, &diag), CG_OK);
+    assert_int_equal(tu_run_pipeline(p, 9, 131, 37, NULL, &b, &diag), CG_OK);
     assert_true(tu_grids_equal(a, b));
     cg_grid_free(a);
     cg_grid_free(b);

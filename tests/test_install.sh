@@ -58,14 +58,24 @@ stray=$(cd "$prefix" && find . -type f -o -type l | sed 's|^\./||' | grep -vxE \
     true)
 [ -z "$stray" ] || fail "unexpected files installed: $stray"
 
+# The soname is the major version (docs/api.md, "Versions and ABI").
 soname=$(objdump -p "$prefix/lib/libcavegen.so" | awk '$1 == "SONAME" { print $2 }')
 version=$("$prefix/bin/cavegen" --version | awk '{ print $2 }')
-[ "$soname" = "libcavegen.so.${version%.*}" ] || fail "soname '$soname' for version $version"
+major=${version%%.*}
+[ "$soname" = "libcavegen.so.$major" ] || fail "soname '$soname' for version $version"
 [ -e "$prefix/lib/$soname" ] || fail "no $soname beside libcavegen.so"
-exported=$(nm -D --defined-only "$prefix/lib/libcavegen.so" | awk '$2 == "T" { print $3 }')
-has cg_pipeline_run_ex -x <<<"$exported" || fail "cg_pipeline_run_ex is not exported"
+[ -e "$prefix/lib/libcavegen.so.$version" ] || fail "no libcavegen.so.$version"
+exported=$(nm -D --defined-only "$prefix/lib/libcavegen.so" |
+    awk '$2 == "T" { sub(/@.*/, "", $3); print $3 }')
+for f in cg_pipeline_run cg_write cg_grid_stats cg_version cg_version_string; do
+    has -x "$f" <<<"$exported" || fail "$f is not exported"
+done
 internal=$(grep -v '^cg_[a-z]' <<<"$exported" || true)
 [ -z "$internal" ] || fail "internal symbols exported: $internal"
+# Every function carries a version node of this major version (cmake/cavegen.map).
+nodes=$(objdump -T "$prefix/lib/libcavegen.so" | awk '$NF ~ /^cg_/ { print $(NF - 1) }' | sort -u)
+[ -n "$nodes" ] && ! grep -qvx "CAVEGEN_$major\.[0-9]*" <<<"$nodes" ||
+    fail "symbol versions '${nodes//$'\n'/ }', want CAVEGEN_$major.N"
 
 step "the installed tool runs alone (presets compiled in)"
 mkdir "$tmp/empty"

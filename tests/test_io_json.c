@@ -1,4 +1,4 @@
-/* test_io_json.c - cg_write_ex(CG_FORMAT_JSON): python3's json module reads
+/* test_io_json.c - cg_write(CG_FORMAT_JSON): python3's json module reads
  * what we write (strictly: no duplicate keys, no NaN, the documented keys in
  * the documented order), and every field it reads back equals the grid it
  * came from: rows, markers, stats, reach, metadata (docs/formats.md). */
@@ -165,7 +165,7 @@ static char *expected_flat(const cg_grid *g, const cg_map_info *info)
     }
 
     cg_stats s;
-    assert_int_equal(cg_grid_stats(g, &s), CG_OK);
+    assert_int_equal(cg_grid_stats(g, NULL, &s, NULL), CG_OK);
     add(&t, "stats %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, s.floor,
         s.floor * 1000 / ((uint64_t)w * h), s.regions, s.largest_region, s.dead_ends, s.points);
     if (s.path_length < 0)
@@ -216,9 +216,9 @@ static void write_json(const cg_grid *g, const cg_map_info *info, const char *na
     snprintf(path, cap, "%s/%s.json", workdir, name);
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
-    cg_write_options opt = {.format = CG_FORMAT_JSON, .scale = 0};
+    cg_write_options opt = {.format = CG_FORMAT_JSON, .scale = 0, .info = info};
     cg_diag diag = {0};
-    assert_int_equal(cg_write_ex(g, &opt, info, tt_file_write, f, &diag), CG_OK);
+    assert_int_equal(cg_write(g, &opt, tt_file_write, f, &diag), CG_OK);
     assert_int_equal(fclose(f), 0);
 }
 
@@ -334,7 +334,7 @@ static void json_records_how_a_level_was_made(void **state)
     cg_run_info ri;
     cg_grid *g = NULL;
     cg_diag diag = {0};
-    assert_int_equal(cg_pipeline_run_ex(p, &ro, &g, &ri, &diag), CG_OK);
+    assert_int_equal(cg_pipeline_run(p, &ro, &g, &ri, &diag), CG_OK);
     cg_point start;
     cg_marker kind;
     assert_int_equal(cg_grid_marker_at(g, 0, &start.x, &start.y, &kind), CG_OK);
@@ -381,14 +381,15 @@ static void json_bytes_depend_only_on_the_map_and_info(void **state)
     cg_grid *b = tu_run("fill 45\ngenerations 4 r1=5 r2=2\nentrance\nexit", 9, 70, 30, NULL);
     cg_map_info info = {1, 9, 9, 1, "x", "fill 45\n", 8};
     tu_buf ba = {0}, bb = {0};
-    cg_write_options opt = {.format = CG_FORMAT_JSON, .scale = 0};
+    cg_write_options opt = {.format = CG_FORMAT_JSON, .scale = 0, .info = &info};
     cg_diag diag = {0};
-    assert_int_equal(cg_write_ex(a, &opt, &info, tu_buf_write, &ba, &diag), CG_OK);
-    assert_int_equal(cg_write_ex(b, &opt, &info, tu_buf_write, &bb, &diag), CG_OK);
+    assert_int_equal(cg_write(a, &opt, tu_buf_write, &ba, &diag), CG_OK);
+    assert_int_equal(cg_write(b, &opt, tu_buf_write, &bb, &diag), CG_OK);
     assert_int_equal(ba.len, bb.len);
     assert_memory_equal(ba.data, bb.data, ba.len);
-    /* cg_write is cg_write_ex without info: nulls. */
+    /* Without info: nulls. */
     tu_buf bc = {0};
+    opt.info = NULL;
     assert_int_equal(cg_write(a, &opt, tu_buf_write, &bc, &diag), CG_OK);
     assert_non_null(
         strstr(bc.data, "\"seed\": null,\n  \"run_seed\": null,\n  \"attempts\": null"));

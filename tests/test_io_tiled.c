@@ -374,9 +374,9 @@ static void write_map(const cg_grid *g, const cg_map_info *info, cg_format f, co
 {
     FILE *fp = fopen(path, "wb");
     assert_non_null(fp);
-    cg_write_options opt = {.format = f, .scale = 0};
+    cg_write_options opt = {.format = f, .scale = 0, .info = info};
     cg_diag diag = {0};
-    assert_int_equal(cg_write_ex(g, &opt, info, tt_file_write, fp, &diag), CG_OK);
+    assert_int_equal(cg_write(g, &opt, tt_file_write, fp, &diag), CG_OK);
     assert_int_equal(fclose(fp), 0);
 }
 

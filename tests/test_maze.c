@@ -135,7 +135,7 @@ static cg_grid *preset(const char *name, uint64_t seed, uint32_t w, uint32_t h)
     assert_int_equal(cg_pipeline_new(&p), CG_OK);
     assert_int_equal(cg_pipeline_parse(p, text, len, &diag), CG_OK);
     cg_grid *g = NULL;
-    cg_status st = cg_pipeline_run(p, seed, w, h, NULL, &g, &diag);
+    cg_status st = tu_run_pipeline(p, seed, w, h, NULL, &g, &diag);
     if (st != CG_OK) {
         print_error("preset %s at %ux%u: %s\n", name, w, h, diag.message);
         fail();
@@ -673,7 +673,7 @@ static void assert_size_error(uint32_t w, uint32_t h, const char *want)
     cg_pipeline *p = tu_pipeline("maze connected");
     cg_grid *g = NULL;
     cg_diag diag = {0};
-    assert_int_equal(cg_pipeline_run(p, 1, w, h, NULL, &g, &diag), CG_EINVAL);
+    assert_int_equal(tu_run_pipeline(p, 1, w, h, NULL, &g, &diag), CG_EINVAL);
     assert_null(g);
     if (strcmp(diag.message, want) != 0) {
         print_error("%ux%u: got \"%s\"\n      want \"%s\"\n", w, h, diag.message, want);
@@ -810,7 +810,7 @@ static void placement_and_stats_work_on_a_maze(void **state)
             assert_int_equal(n[CG_MARK_EXIT], 1);
             assert_int_equal(n[CG_MARK_POI], 4);
             cg_stats st;
-            assert_int_equal(cg_grid_stats(g, &st), CG_OK);
+            assert_int_equal(cg_grid_stats(g, NULL, &st, NULL), CG_OK);
             assert_int_equal(st.floor, 2 * m.rooms - 1);
             assert_int_equal(st.regions, 1);
             assert_int_equal(st.largest_region, st.floor);
@@ -824,7 +824,7 @@ static void placement_and_stats_work_on_a_maze(void **state)
                         "poi count=6 spacing=8",
                         9, 0, 0, NULL);
     cg_stats st;
-    assert_int_equal(cg_grid_stats(g, &st), CG_OK);
+    assert_int_equal(cg_grid_stats(g, NULL, &st, NULL), CG_OK);
     assert_int_equal(st.regions, 1);
     assert_int_equal(st.points, 6);
     assert_true(st.path_length > 0);

@@ -32,7 +32,7 @@ static run_result run_with(const cg_pipeline *p, uint64_t seed, uint32_t w, uint
     run_result r = {0};
     cg_run_options o = {
         .seed = seed, .width = w, .height = h, .input = input, .max_memory = max_memory};
-    r.st = cg_pipeline_run_ex(p, &o, &r.map, &r.info, &r.diag);
+    r.st = cg_pipeline_run(p, &o, &r.map, &r.info, &r.diag);
     return r;
 }
 
@@ -60,7 +60,7 @@ static void check_exact(const char *text, uint64_t seed, uint32_t w, uint32_t h,
 
     cg_run_options o = {.seed = seed, .width = w, .height = h, .input = input};
     uint64_t estimate = 0;
-    assert_int_equal(cg_pipeline_memory(p, &o, NULL, &estimate), CG_OK);
+    assert_int_equal(cg_pipeline_memory(p, &o, &estimate), CG_OK);
 
     /* The estimate is a lower bound: a budget of the peak passes it. */
     if (estimate > peak)
@@ -156,7 +156,7 @@ static void the_step_over_the_budget_is_named(void **state)
     assert_int_equal(free_run.st, CG_OK);
     cg_run_options o = {.seed = 3, .width = 500, .height = 400};
     uint64_t estimate = 0;
-    assert_int_equal(cg_pipeline_memory(p, &o, NULL, &estimate), CG_OK);
+    assert_int_equal(cg_pipeline_memory(p, &o, &estimate), CG_OK);
     assert_true(free_run.info.peak_memory > estimate); /* labels are not in the estimate */
     /* Twice the grids, far from the labels of a map this broken up. */
     run_result r = run_with(p, 3, 500, 400, NULL, 2 * estimate);
@@ -233,7 +233,7 @@ static int discard(void *ctx, const void *data, size_t len)
     return 0;
 }
 
-/* cg_grid_stats_ex and cg_write_options.max_memory: the figures label the
+/* cg_stats_options.max_memory and cg_write_options.max_memory: the figures label the
  * map's regions, and JSON computes them inside the writer, where they count
  * against the writer's budget. */
 static void statistics_and_writers_are_held_to_their_budget(void **state)
@@ -242,10 +242,12 @@ static void statistics_and_writers_are_held_to_their_budget(void **state)
     cg_grid *map = tu_run("fill 50\n", 9, 2000, 1000, NULL); /* about 10^6 regions */
     cg_stats want, got;
     cg_diag diag = {0};
-    assert_int_equal(cg_grid_stats(map, &want), CG_OK);
-    assert_int_equal(cg_grid_stats_ex(map, UINT64_C(1) << 30, &got, &diag), CG_OK);
+    assert_int_equal(cg_grid_stats(map, NULL, &want, NULL), CG_OK);
+    cg_stats_options so = {.max_memory = UINT64_C(1) << 30};
+    assert_int_equal(cg_grid_stats(map, &so, &got, &diag), CG_OK);
     assert_memory_equal(&got, &want, sizeof got);
-    assert_int_equal(cg_grid_stats_ex(map, UINT64_C(1) << 20, &got, &diag), CG_ENOMEM);
+    so.max_memory = UINT64_C(1) << 20;
+    assert_int_equal(cg_grid_stats(map, &so, &got, &diag), CG_ENOMEM);
     assert_string_equal(diag.message, "the statistics of a 2000x1000 map need more than the "
                                       "memory budget of 1 MiB");
 

@@ -291,7 +291,7 @@ static void step_chains_match_the_oracle(void **state)
             tu_random_cells(cells, w, h, 0.3 + 0.1 * rep, &rng);
             cg_grid *in = tu_grid_from_cells(cells, w, h), *out = NULL;
             cg_diag diag = {0};
-            assert_int_equal(cg_pipeline_run(p, 5, 0, 0, in, &out, &diag), CG_OK);
+            assert_int_equal(tu_run_pipeline(p, 5, 0, 0, in, &out, &diag), CG_OK);
             assert_int_equal(oracle_smooths(cells, w, h, 2, 4), 0);
             assert_int_equal(oracle_rules(cells, w, h, 3, 5, 8), 0);
             assert_int_equal(oracle_generations(cells, w, h, 2, 5, 1, 0), 0);
@@ -335,9 +335,9 @@ static void run_leaves_the_pipeline_reusable(void **state)
     cg_pipeline *p = tu_pipeline("fill 45\ngenerations 5 r1=5 r2=-1\ngenerations 1 r1=5 r2=0\n");
     cg_grid *a = NULL, *b = NULL, *c = NULL;
     cg_diag diag = {0};
-    assert_int_equal(cg_pipeline_run(p, 42, 0, 0, NULL, &a, &diag), CG_OK);
-    assert_int_equal(cg_pipeline_run(p, 43, 0, 0, NULL, &b, &diag), CG_OK);
-    assert_int_equal(cg_pipeline_run(p, 42, 0, 0, NULL, &c, &diag), CG_OK);
+    assert_int_equal(tu_run_pipeline(p, 42, 0, 0, NULL, &a, &diag), CG_OK);
+    assert_int_equal(tu_run_pipeline(p, 43, 0, 0, NULL, &b, &diag), CG_OK);
+    assert_int_equal(tu_run_pipeline(p, 42, 0, 0, NULL, &c, &diag), CG_OK);
     assert_true(tu_grids_equal(a, c));
     assert_false(tu_grids_equal(a, b));
     assert_int_equal(cg_pipeline_step_count(p), 3);

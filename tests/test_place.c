@@ -25,7 +25,7 @@ static cg_status run_ex(const char *text, uint64_t seed, uint32_t w, uint32_t h,
     cg_pipeline *p = tu_pipeline(text);
     cg_run_options opt = {.seed = seed, .width = w, .height = h, .input = input, .max_attempts = max_attempts};
     memset(diag, 0, sizeof *diag);
-    cg_status st = cg_pipeline_run_ex(p, &opt, out, info, diag);
+    cg_status st = cg_pipeline_run(p, &opt, out, info, diag);
     cg_pipeline_free(p);
     if (st != CG_OK)
         assert_null(*out);
@@ -386,7 +386,7 @@ static void impossible_requirement_fails_cleanly_after_the_attempts(void **state
     /* The default is 100 attempts, through the plain call too. */
     cg_pipeline *p = tu_pipeline("fill 45\nsmooth 4\nentrance\nrequire open>=99.5%");
     memset(&diag, 0, sizeof diag);
-    assert_int_equal(cg_pipeline_run(p, 5, 30, 20, NULL, &g, &diag), CG_EFAIL);
+    assert_int_equal(tu_run_pipeline(p, 5, 30, 20, NULL, &g, &diag), CG_EFAIL);
     assert_null(g);
     assert_message(&diag, "require open>=99.5%: ");
     assert_message(&diag, "(best of 100 attempts)");

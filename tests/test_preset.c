@@ -126,7 +126,7 @@ static void parse_appends_to_the_pipeline(void **state)
     assert_int_equal(cg_pipeline_step_count(p), 2);
     /* Running it equals running the concatenated text. */
     cg_grid *a = NULL;
-    assert_int_equal(cg_pipeline_run(p, 3, 70, 30, NULL, &a, &diag), CG_OK);
+    assert_int_equal(tu_run_pipeline(p, 3, 70, 30, NULL, &a, &diag), CG_OK);
     cg_grid *b = tu_run("fill 45\ngenerations 5 r1=5 r2=-1\n", 3, 70, 30, NULL);
     assert_true(tu_grids_equal(a, b));
     cg_grid_free(a);
@@ -405,7 +405,7 @@ static void failed_parse_leaves_the_pipeline_unchanged(void **state)
     cg_pipeline *p = tu_pipeline("fill 45\ngenerations 5 r1=5 r2=-1\n");
     cg_grid *before = NULL, *after = NULL;
     cg_diag diag = {0};
-    assert_int_equal(cg_pipeline_run(p, 42, 0, 0, NULL, &before, &diag), CG_OK);
+    assert_int_equal(tu_run_pipeline(p, 42, 0, 0, NULL, &before, &diag), CG_OK);
     /* Valid lines, including a size line, then an error. */
     const char *bad = "size 10x10\nsmooth 3\nfill 50\nrule 1 floor=5..8\nsmooth q\n";
     assert_int_equal(cg_pipeline_parse(p, bad, strlen(bad), &diag), CG_EPARSE);
@@ -415,7 +415,7 @@ static void failed_parse_leaves_the_pipeline_unchanged(void **state)
     cg_pipeline_default_size(p, &w, &h);
     assert_int_equal(w, 80);
     assert_int_equal(h, 50);
-    assert_int_equal(cg_pipeline_run(p, 42, 0, 0, NULL, &after, &diag), CG_OK);
+    assert_int_equal(tu_run_pipeline(p, 42, 0, 0, NULL, &after, &diag), CG_OK);
     assert_true(tu_grids_equal(before, after));
     cg_grid_free(before);
     cg_grid_free(after);
@@ -529,7 +529,7 @@ static cg_grid *run_builtin(const char *name, uint64_t seed, uint32_t w, uint32_
     assert_int_equal(cg_pipeline_parse(p, text, len, &diag), CG_OK);
     assert_true(cg_pipeline_uses_seed(p));
     cg_grid *out = NULL;
-    assert_int_equal(cg_pipeline_run(p, seed, w, h, NULL, &out, &diag), CG_OK);
+    assert_int_equal(tu_run_pipeline(p, seed, w, h, NULL, &out, &diag), CG_OK);
     cg_pipeline_free(p);
     return out;
 }

@@ -237,7 +237,7 @@ static cg_grid *run_step(const char *map_text, const char *step, cg_status want,
     assert_int_equal(cg_pipeline_new(&p), CG_OK);
     cg_status st = cg_pipeline_parse(p, step, strlen(step), d);
     if (st == CG_OK)
-        st = cg_pipeline_run(p, 1, 0, 0, in, &out, d);
+        st = tu_run_pipeline(p, 1, 0, 0, in, &out, d);
     assert_int_equal(st, want);
     cg_pipeline_free(p);
     cg_grid_free(in);

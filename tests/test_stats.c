@@ -88,7 +88,7 @@ static cg_stats stats_of(const cg_grid *g)
 {
     cg_stats s;
     memset(&s, 0xAB, sizeof s);
-    assert_int_equal(cg_grid_stats(g, &s), CG_OK);
+    assert_int_equal(cg_grid_stats(g, NULL, &s, NULL), CG_OK);
     return s;
 }
 
@@ -249,7 +249,7 @@ static void classic_and_level_presets_make_one_cave(void **state)
                 cg_grid *g = NULL;
                 cg_run_info info;
                 cg_run_options opt = {.seed = seed, .width = w, .height = h};
-                cg_status st = cg_pipeline_run_ex(p, &opt, &g, &info, &diag);
+                cg_status st = cg_pipeline_run(p, &opt, &g, &info, &diag);
                 if (st != CG_OK)
                     fail_msg("%s %ux%u seed %llu: %s", names[n], w, h,
                              (unsigned long long)seed, diag.message);

@@ -161,6 +161,16 @@ static inline cg_pipeline *tu_pipeline(const char *text)
     return p;
 }
 
+/* cg_pipeline_run with a seed, a size (0: the default) and an input map
+ * (NULL: none), every other option at its default. */
+static inline cg_status tu_run_pipeline(const cg_pipeline *p, uint64_t seed, uint32_t w,
+                                        uint32_t h, const cg_grid *input, cg_grid **out,
+                                        cg_diag *diag)
+{
+    cg_run_options o = {.seed = seed, .width = w, .height = h, .input = input};
+    return cg_pipeline_run(p, &o, out, NULL, diag);
+}
+
 /* Parses and runs text; fails the test on any error. */
 static inline cg_grid *tu_run(const char *text, uint64_t seed, uint32_t w, uint32_t h,
                               const cg_grid *input)
@@ -168,7 +178,7 @@ static inline cg_grid *tu_run(const char *text, uint64_t seed, uint32_t w, uint3
     cg_pipeline *p = tu_pipeline(text);
     cg_grid *out = NULL;
     cg_diag diag = {0};
-    cg_status st = cg_pipeline_run(p, seed, w, h, input, &out, &diag);
+    cg_status st = tu_run_pipeline(p, seed, w, h, input, &out, &diag);
     if (st != CG_OK) {
         print_error("run of \"%s\" failed: %s: %s\n", text, cg_strerror(st), diag.message);
         fail();

@@ -21,10 +21,17 @@
 extern "C" {
 #endif
 
-#define CG_VERSION_MAJOR 0
-#define CG_VERSION_MINOR 1
+/* The version of this header, the project(VERSION) of CMakeLists.txt (the
+ * configure step checks that they agree). Within one major version the ABI
+ * only grows (docs/api.md, "Versions and ABI"): a program built against
+ * 1.M runs with any 1.N library, N >= M. cg_version() tells which library
+ * is linked at run time. */
+#define CG_VERSION_MAJOR 1
+#define CG_VERSION_MINOR 0
 #define CG_VERSION_PATCH 0
-#define CG_VERSION_STRING "0.1.0"
+#define CG_VERSION_STRING "1.0.0"
+/* The version as cg_version() encodes it: major << 16 | minor << 8 | patch. */
+#define CG_VERSION_NUMBER (CG_VERSION_MAJOR << 16 | CG_VERSION_MINOR << 8 | CG_VERSION_PATCH)
 
 /* Largest width or height of a grid. Memory is the practical limit well
  * before this; cg_grid_bytes() tells what a size needs. */
@@ -44,6 +51,14 @@ typedef enum cg_status {
 
 /* A static English description of a status; never NULL. */
 const char *cg_strerror(cg_status status);
+
+/* The version of the library linked at run time, which may be a later minor
+ * version than the header a program was built with: major << 16 | minor << 8
+ * | patch, as CG_VERSION_NUMBER. A program that needs a function or field
+ * of 1.N checks cg_version() >= (1 << 16 | N << 8). */
+uint32_t cg_version(void);
+/* The same as "MAJOR.MINOR.PATCH", static; never NULL. */
+const char *cg_version_string(void);
 
 /* Where and why something failed. line and column are 1-based and 0 when
  * they do not apply. Zero-initialise before use. */
@@ -161,19 +176,17 @@ void cg_pipeline_default_size(const cg_pipeline *pipeline, uint32_t *width, uint
  * so a caller knows whether the seed matters for reproducing a map. */
 int cg_pipeline_uses_seed(const cg_pipeline *pipeline);
 
-/* Runs the pipeline. If input is non-NULL, the run starts from a copy of it
- * (width and height are then ignored); otherwise from an all-wall grid of
- * width x height (0 means the pipeline's default size), enlarged for any
- * `downscale` steps. Failed requirements are retried as cg_pipeline_run_ex
- * does, with CG_DEFAULT_ATTEMPTS. On success *out is a new grid the caller
- * frees. */
-cg_status cg_pipeline_run(const cg_pipeline *pipeline, uint64_t seed, uint32_t width,
-                          uint32_t height, const cg_grid *input, cg_grid **out, cg_diag *diag);
-
 #define CG_DEFAULT_ATTEMPTS 100u
 #define CG_MAX_ATTEMPTS 1000000u
 
-/* What to run a pipeline on; zero-initialise for defaults. */
+/* A parallel loop supplied by the caller, so that the library never starts
+ * threads of its own: call task(arg, i) once for every i in 0..n-1, on any
+ * threads in any order, and return when every call has returned. */
+typedef void (*cg_parallel_fn)(void *ctx, size_t n, void (*task)(void *arg, size_t i),
+                               void *arg);
+
+/* What to run a pipeline on; zero-initialise for defaults, then set fields by
+ * name: a zero field means the default, in this and every later 1.x version. */
 typedef struct cg_run_options {
     uint64_t seed;
     uint32_t width, height; /* the result's size; 0: the pipeline's default */
@@ -185,6 +198,19 @@ typedef struct cg_run_options {
                              * labels, queues) fails at the step that would pass it:
                              * CG_ENOMEM, info->over_budget set, diag saying so. A
                              * budget of a successful run's peak_memory is enough */
+    /* Scale (docs/scale.md) */
+    cg_parallel_fn parallel; /* NULL: one thread. Big maps split their fill and
+                              * automaton passes into stripes of rows; the map
+                              * does not depend on it */
+    void *parallel_ctx;      /* passed to parallel */
+    int chunk;               /* nonzero: the map is the width x height window of the
+                              * infinite cave whose top-left cell is (origin_x,
+                              * origin_y): no outer ring, and windows that meet
+                              * agree cell for cell. Local steps only, no input */
+    int64_t origin_x, origin_y; /* with chunk: |origin| <= 2^62 */
+    uint64_t reserved[8];       /* zero: room for fields of later minor versions
+                                 * without an ABI break. Nonzero: CG_EINVAL (the
+                                 * program needs a later library) */
 } cg_run_options;
 
 /* How a run went. */
@@ -198,13 +224,18 @@ typedef struct cg_run_info {
                            * failed allocation) */
 } cg_run_info;
 
-/* Runs the pipeline like cg_pipeline_run; when a requirement (`entrance`,
- * `exit`, `poi`, `require`) fails, the whole pipeline runs again with the next
- * attempt's seed (docs/placement.md), up to max_attempts, then returns CG_EFAIL
- * with diag naming the requirement. info (may be NULL) is filled whatever the
- * result. On success *out is a new grid the caller frees. */
-cg_status cg_pipeline_run_ex(const cg_pipeline *pipeline, const cg_run_options *options,
-                             cg_grid **out, cg_run_info *info, cg_diag *diag);
+/* Runs the pipeline with options (NULL: all defaults, seed 0 and the
+ * pipeline's default size). It starts from a copy of options->input if set,
+ * else from an all-wall grid of width x height, enlarged for any `downscale`
+ * steps. When a requirement (`entrance`, `exit`, `poi`, `require`) fails, the
+ * whole pipeline runs again with the next attempt's seed (docs/placement.md),
+ * up to max_attempts, then returns CG_EFAIL with diag naming the requirement.
+ * In chunk mode a step that needs the whole map, an input map or a window too
+ * large for its halo is CG_EINVAL with diag saying why. info (may be NULL) is
+ * filled whatever the result. On success *out is a new grid the caller
+ * frees. */
+cg_status cg_pipeline_run(const cg_pipeline *pipeline, const cg_run_options *options,
+                          cg_grid **out, cg_run_info *info, cg_diag *diag);
 
 /* The size a run producing a width x height map starts at (0: the default
  * size): larger by the product of the pipeline's `downscale` factors. Returns
@@ -214,46 +245,20 @@ cg_status cg_pipeline_start_size(const cg_pipeline *pipeline, uint32_t width, ui
 
 /* ---------------------------------------------------------------- scale */
 
-/* A parallel loop supplied by the caller, so that the library never starts
- * threads of its own: call task(arg, i) once for every i in 0..n-1, on any
- * threads in any order, and return when every call has returned. */
-typedef void (*cg_parallel_fn)(void *ctx, size_t n, void (*task)(void *arg, size_t i),
-                               void *arg);
-
-/* Scale options of a run (docs/scale.md); zero-initialise for none. */
-typedef struct cg_run_scale {
-    cg_parallel_fn parallel; /* NULL: one thread. Big maps split their fill and
-                              * automaton passes into stripes of rows; the map
-                              * does not depend on it */
-    void *parallel_ctx;      /* passed to parallel */
-    int chunk;               /* nonzero: the map is the width x height window of the
-                              * infinite cave whose top-left cell is (origin_x,
-                              * origin_y): no outer ring, and windows that meet
-                              * agree cell for cell. Local steps only, no input */
-    int64_t origin_x, origin_y; /* with chunk: |origin| <= 2^62 */
-} cg_run_scale;
-
-/* cg_pipeline_run_ex with scale options (NULL: none). In chunk mode a step
- * that needs the whole map, an input map or a window too large for its halo
- * is CG_EINVAL with diag saying why. On success *out is a new grid. */
-cg_status cg_pipeline_run_scale(const cg_pipeline *pipeline, const cg_run_options *options,
-                                const cg_run_scale *scale, cg_grid **out, cg_run_info *info,
-                                cg_diag *diag);
-
 /* The halo of a chunk: how far beyond its window the pipeline's local steps
  * (fill, generations, smooth, rule) read, summed over their passes. CG_EINVAL
  * with diag naming the first step that needs the whole map. */
 cg_status cg_pipeline_chunk_halo(const cg_pipeline *pipeline, uint32_t *halo, cg_diag *diag);
 
-/* A lower bound of the memory a run holds at its peak: its grids (the map,
- * the second buffer of the automaton steps, a chunk's halo, placement's
- * copy), which every run that succeeds allocates, so a caller can refuse a
- * size before allocating anything. The steps' own arrays depend on the map
+/* A lower bound of the memory a run with options (NULL: all defaults) holds
+ * at its peak: its grids (the map, the second buffer of the automaton steps,
+ * a chunk's halo, placement's copy), which every run that succeeds
+ * allocates, so a caller can refuse a size before allocating anything. The steps' own arrays depend on the map
  * (region labels, queues, candidate lists) and come on top; max_memory
  * counts them during the run. CG_EINVAL for a size the run would refuse,
  * CG_EOVERFLOW if the figure does not fit. */
 cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *options,
-                             const cg_run_scale *scale, uint64_t *bytes);
+                             uint64_t *bytes);
 
 /* ------------------------------------------------------------- analysis */
 
@@ -269,15 +274,21 @@ typedef struct cg_stats {
                               * -1 without both or when the exit is unreachable */
 } cg_stats;
 
-/* Computes the figures of grid. CG_ENOMEM if the scratch memory (one grid,
- * and region labels, which depend on the map) cannot be allocated. */
-cg_status cg_grid_stats(const cg_grid *grid, cg_stats *stats);
+/* How cg_grid_stats works; zero-initialise for defaults. */
+typedef struct cg_stats_options {
+    uint64_t max_memory; /* bytes the figures may allocate at once; 0: no limit. Over
+                          * it: CG_ENOMEM with diag saying so, as
+                          * cg_run_options.max_memory */
+    uint64_t reserved[4]; /* zero: room for fields of later minor versions
+                           * without an ABI break. Nonzero: CG_EINVAL */
+} cg_stats_options;
 
-/* cg_grid_stats held to a memory budget as cg_run_options.max_memory (0: no
- * limit): CG_ENOMEM with diag (may be NULL) saying so when the figures need
- * more. */
-cg_status cg_grid_stats_ex(const cg_grid *grid, uint64_t max_memory, cg_stats *stats,
-                           cg_diag *diag);
+/* Computes the figures of grid into *stats, with options (NULL: no limit).
+ * CG_ENOMEM, with diag (may be NULL) saying why, if the scratch memory (one
+ * grid, and region labels, which depend on the map) cannot be allocated or
+ * is over max_memory. */
+cg_status cg_grid_stats(const cg_grid *grid, const cg_stats_options *options, cg_stats *stats,
+                        cg_diag *diag);
 
 /* ------------------------------------------------------ built-in presets */
 
@@ -311,20 +322,6 @@ typedef enum cg_format {
  * (which then fails with CG_EIO). */
 typedef int (*cg_write_fn)(void *ctx, const void *data, size_t len);
 
-typedef struct cg_write_options {
-    cg_format format;
-    uint32_t scale;      /* PNG pixels per cell, 1..64; 0 means 4 */
-    uint64_t max_memory; /* bytes the writer may allocate at once (JSON's figures label
-                          * the map's regions); 0: no limit. Over it: CG_ENOMEM with
-                          * diag saying so, as cg_run_options.max_memory */
-} cg_write_options;
-
-/* Writes grid in the chosen format through write. The bytes depend only on
- * the grid and the options. CG_EUNSUPPORTED, before any write, for a format
- * this build leaves out (cg_format_available). */
-cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_write_fn write,
-                   void *ctx, cg_diag *diag);
-
 /* What is known of how a map was made, recorded by the formats that hold
  * metadata (JSON, TMX, TMJ). Zero-initialise, then fill in what is known. */
 typedef struct cg_map_info {
@@ -338,10 +335,25 @@ typedef struct cg_map_info {
     size_t preset_text_len;
 } cg_map_info;
 
-/* cg_write, recording info (NULL: nothing known) in the formats that hold
- * metadata. The bytes depend only on the grid, the options and info. */
-cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options,
-                      const cg_map_info *info, cg_write_fn write, void *ctx, cg_diag *diag);
+/* How to write a map; zero-initialise for defaults (ASCII). */
+typedef struct cg_write_options {
+    cg_format format;
+    uint32_t scale;      /* PNG pixels per cell, 1..64; 0 means 4 */
+    uint64_t max_memory; /* bytes the writer may allocate at once (JSON's figures label
+                          * the map's regions); 0: no limit. Over it: CG_ENOMEM with
+                          * diag saying so, as cg_run_options.max_memory */
+    const cg_map_info *info; /* NULL: nothing known; recorded by the formats that hold
+                              * metadata, borrowed for the call */
+    uint64_t reserved[4];    /* zero: room for fields of later minor versions
+                              * without an ABI break. Nonzero: CG_EINVAL */
+} cg_write_options;
+
+/* Writes grid through write with options (NULL: ASCII, nothing known). The
+ * bytes depend only on the grid and the options (info included).
+ * CG_EUNSUPPORTED, before any write, for a format this build leaves out
+ * (cg_format_available). */
+cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_write_fn write,
+                   void *ctx, cg_diag *diag);
 
 /* Nonzero if this build of the library can write format: every format can,
  * except CG_FORMAT_PNG in a build without libpng (the CMake option

@@ -8,7 +8,7 @@
 
 #include "core/grid.h"
 
-/* A caller's parallel loop (cg_run_scale), or fn NULL for one thread. */
+/* A caller's parallel loop (cg_run_options.parallel), or fn NULL for one thread. */
 typedef struct cg__par {
     cg_parallel_fn fn;
     void *ctx;

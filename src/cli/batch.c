@@ -14,7 +14,7 @@
  * Small maps run side by side, one per thread, with no per-map threading.
  * A single map, or maps of HUGE_CELLS cells or more, run one at a time with
  * the threads splitting each map's passes into stripes of rows (the
- * library's cg_run_scale.parallel); to stdout such a map is encoded straight
+ * library's cg_run_options.parallel); to stdout such a map is encoded straight
  * into the stream instead of a buffer.
  *
  * Interruption: the main thread alone creates, renames and removes the
@@ -110,7 +110,7 @@ struct job {
 struct batch {
     const struct cli_run *run;
     const struct cli_options *opt;
-    cg_run_scale scale;
+    cg_run_options scale; /* the parallel loop and chunk of every map's run */
     cg_write_options wopt;
     int batch;        /* -n was given: stats lines carry the index, messages the map */
     int stream;       /* the maps go to stdout */
@@ -155,7 +155,8 @@ static void format_stats(const struct batch *b, struct job *job)
 
     cg_diag diag = {0};
 
-    cg_status st = cg_grid_stats_ex(job->map, b->wopt.max_memory, &s, &diag);
+    cg_stats_options so = {.max_memory = b->wopt.max_memory};
+    cg_status st = cg_grid_stats(job->map, &so, &s, &diag);
     cg_grid_free(job->map);
     job->map = NULL;
     if (st != CG_OK) {
@@ -222,17 +223,18 @@ static void run_map(struct batch *b, struct job *job)
 {
     const struct cli_run *run = b->run;
     uint64_t seed = run->seed + job->index; /* wraps mod 2^64: docs/cli.md */
-    cg_run_options ro = {.seed = seed,
-                         .width = run->width,
-                         .height = run->height,
-                         .input = run->input,
-                         .max_attempts = b->opt->max_attempts,
-                         .max_memory = run->map_memory};
+    cg_run_options ro = b->scale;
+    ro.seed = seed;
+    ro.width = run->width;
+    ro.height = run->height;
+    ro.input = run->input;
+    ro.max_attempts = b->opt->max_attempts;
+    ro.max_memory = run->map_memory;
     cg_grid *map = NULL;
     cg_run_info info = {.seed = seed};
     cg_diag diag = {0};
 
-    cg_status st = cg_pipeline_run_scale(run->pipeline, &ro, &b->scale, &map, &info, &diag);
+    cg_status st = cg_pipeline_run(run->pipeline, &ro, &map, &info, &diag);
     if (st != CG_OK) {
         if (st == CG_ENOMEM && info.over_budget)
             job_fail(b, job, "%s (--max-memory)", diag.message);
@@ -249,9 +251,11 @@ static void run_map(struct batch *b, struct job *job)
                          .preset_name = run->preset_name,
                          .preset_text = run->preset_text,
                          .preset_text_len = run->preset_text_len};
+    cg_write_options wopt = b->wopt;
+    wopt.info = &minfo;
     int err = 0;
     if (job->path) {
-        st = cg_write_ex(map, &b->wopt, &minfo, write_stream, &job->out, &diag);
+        st = cg_write(map, &wopt, write_stream, &job->out, &diag);
         err = st == CG_EIO ? job->out.err : 0;
         if (st == CG_OK && cli_output_close(&job->out) != 0) {
             st = CG_EIO;
@@ -263,11 +267,11 @@ static void run_map(struct batch *b, struct job *job)
         if (b->written > 0 && write_stream(&out, "\n", 1) != 0)
             st = CG_EIO;
         if (st == CG_OK)
-            st = cg_write_ex(map, &b->wopt, &minfo, write_stream, &out, &diag);
+            st = cg_write(map, &wopt, write_stream, &out, &diag);
         err = st == CG_EIO ? out.err : 0;
     } else {
         job->text.len = 0;
-        st = cg_write_ex(map, &b->wopt, &minfo, buf_write, &job->text, &diag);
+        st = cg_write(map, &wopt, buf_write, &job->text, &diag);
         if (st == CG_EIO && job->text.nomem) {
             job->text.nomem = 0;
             st = CG_ENOMEM;
@@ -402,12 +406,11 @@ int cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_
                          .width = run->width,
                          .height = run->height,
                          .input = run->input,
-                         .max_attempts = run->opt->max_attempts};
-    cg_run_scale scale = {0};
+                         .max_attempts = run->opt->max_attempts,
+                         .chunk = run->opt->have_chunk};
     uint64_t bytes = 0, grid = 0;
 
-    scale.chunk = run->opt->have_chunk;
-    if (cg_pipeline_memory(run->pipeline, &ro, &scale, &bytes) != CG_OK)
+    if (cg_pipeline_memory(run->pipeline, &ro, &bytes) != CG_OK)
         return -1;
     /* --stats labels the finished map: about one grid more. */
     if (run->opt->stats != CLI_STATS_NONE &&

@@ -374,7 +374,7 @@ int main(int argc, char **argv)
             rc = cli_close_stdout();
             break;
         case CLI_VERSION:
-            printf("cavegen %s\n", CG_VERSION_STRING);
+            printf("cavegen %s\n", cg_version_string());
             rc = cli_close_stdout();
             break;
         case CLI_LIST_PRESETS:

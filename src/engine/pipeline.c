@@ -229,7 +229,7 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
 /* Chunk mode: the grid is the window plus the halo on every side. Returns
  * CG_EINVAL with diag saying why when the pipeline or size cannot run so. */
 static cg_status plan_chunk(const cg_pipeline *pipeline, const cg_run_options *options,
-                            const cg_run_scale *scale, run_plan *plan, cg_diag *diag)
+                            run_plan *plan, cg_diag *diag)
 {
     uint32_t halo;
     if (options->input) {
@@ -241,8 +241,8 @@ static cg_status plan_chunk(const cg_pipeline *pipeline, const cg_run_options *o
     cg_status st = cg_pipeline_chunk_halo(pipeline, &halo, diag);
     if (st != CG_OK)
         return st;
-    if (scale->origin_x < -MAX_ORIGIN || scale->origin_x > MAX_ORIGIN ||
-        scale->origin_y < -MAX_ORIGIN || scale->origin_y > MAX_ORIGIN) {
+    if (options->origin_x < -MAX_ORIGIN || options->origin_x > MAX_ORIGIN ||
+        options->origin_y < -MAX_ORIGIN || options->origin_y > MAX_ORIGIN) {
         cg__diag(diag, 0, 0, "a chunk's origin must be within 2^62 cells of (0,0)");
         return CG_EINVAL;
     }
@@ -261,8 +261,8 @@ static cg_status plan_chunk(const cg_pipeline *pipeline, const cg_run_options *o
     plan->halo = halo;
     plan->width = (uint32_t)(w + 2 * (uint64_t)halo);
     plan->height = (uint32_t)(h + 2 * (uint64_t)halo);
-    plan->origin_x = scale->origin_x - halo;
-    plan->origin_y = scale->origin_y - halo;
+    plan->origin_x = options->origin_x - halo;
+    plan->origin_y = options->origin_y - halo;
     return CG_OK;
 }
 
@@ -294,7 +294,7 @@ static cg_status plan_map(const cg_pipeline *pipeline, const cg_run_options *opt
     return CG_EINVAL;
 }
 
-/* The attempts of a run (cg_pipeline_run_scale), each on a fresh map. */
+/* The attempts of a run (cg_pipeline_run), each on a fresh map. */
 static cg_status run_attempts(const cg_pipeline *pipeline, const cg_run_options *options,
                               const run_plan *plan, const cg__budget *budget, cg_grid **out,
                               cg_run_info *info, cg_diag *diag)
@@ -339,13 +339,27 @@ static cg_status run_attempts(const cg_pipeline *pipeline, const cg_run_options 
     return CG_EFAIL;
 }
 
-cg_status cg_pipeline_run_scale(const cg_pipeline *pipeline, const cg_run_options *options,
-                                const cg_run_scale *scale, cg_grid **out, cg_run_info *info,
-                                cg_diag *diag)
+/* cg_pipeline_run and cg_pipeline_memory without options: every field zero. */
+static const cg_run_options run_defaults;
+
+cg_status cg_pipeline_run(const cg_pipeline *pipeline, const cg_run_options *options,
+                          cg_grid **out, cg_run_info *info, cg_diag *diag)
 {
-    *out = NULL;
+    if (!options)
+        options = &run_defaults;
+    if (out)
+        *out = NULL;
     if (info)
         *info = (cg_run_info){.seed = options->seed};
+    if (!pipeline || !out) {
+        cg__diag(diag, 0, 0, "a run needs a pipeline and a pointer for the map");
+        return CG_EINVAL;
+    }
+    cg_status st = cg__reserved_zero(options->reserved,
+                                     sizeof options->reserved / sizeof options->reserved[0],
+                                     "cg_run_options", diag);
+    if (st != CG_OK)
+        return st;
     uint32_t max = options->max_attempts ? options->max_attempts : CG_DEFAULT_ATTEMPTS;
     if (max > CG_MAX_ATTEMPTS) {
         cg__diag(diag, 0, 0, "the number of attempts must be in 1..%u, not %u", CG_MAX_ATTEMPTS,
@@ -353,18 +367,16 @@ cg_status cg_pipeline_run_scale(const cg_pipeline *pipeline, const cg_run_option
         return CG_EINVAL;
     }
     run_plan plan = {0};
-    if (scale) {
-        plan.par.fn = scale->parallel;
-        plan.par.ctx = scale->parallel_ctx;
-    }
-    cg_status st = scale && scale->chunk ? plan_chunk(pipeline, options, scale, &plan, diag)
-                                         : plan_map(pipeline, options, &plan, diag);
+    plan.par.fn = options->parallel;
+    plan.par.ctx = options->parallel_ctx;
+    st = options->chunk ? plan_chunk(pipeline, options, &plan, diag)
+                        : plan_map(pipeline, options, &plan, diag);
     if (st != CG_OK)
         return st;
     /* A size the budget cannot hold fails before anything is allocated;
      * the budget then holds the run to it allocation by allocation. */
     uint64_t estimate = 0;
-    if (options->max_memory && cg_pipeline_memory(pipeline, options, scale, &estimate) != CG_OK)
+    if (options->max_memory && cg_pipeline_memory(pipeline, options, &estimate) != CG_OK)
         estimate = UINT64_MAX; /* does not fit in 64 bits */
     if (options->max_memory && estimate > options->max_memory) {
         uint32_t w = plan.input ? plan.input->w : plan.width - 2 * plan.halo;
@@ -387,12 +399,6 @@ cg_status cg_pipeline_run_scale(const cg_pipeline *pipeline, const cg_run_option
         info->over_budget = st == CG_ENOMEM && budget.refused;
     }
     return st;
-}
-
-cg_status cg_pipeline_run_ex(const cg_pipeline *pipeline, const cg_run_options *options,
-                             cg_grid **out, cg_run_info *info, cg_diag *diag)
-{
-    return cg_pipeline_run_scale(pipeline, options, NULL, out, info, diag);
 }
 
 cg_status cg_pipeline_chunk_halo(const cg_pipeline *pipeline, uint32_t *halo, cg_diag *diag)
@@ -435,11 +441,17 @@ static uint64_t grid_bytes(uint32_t w, uint32_t h)
 }
 
 cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *options,
-                             const cg_run_scale *scale, uint64_t *bytes)
+                             uint64_t *bytes)
 {
+    if (!options)
+        options = &run_defaults;
     run_plan plan = {0};
-    cg_status st = scale && scale->chunk ? plan_chunk(pipeline, options, scale, &plan, NULL)
-                                         : plan_map(pipeline, options, &plan, NULL);
+    cg_status st = cg__reserved_zero(options->reserved,
+                                     sizeof options->reserved / sizeof options->reserved[0],
+                                     "cg_run_options", NULL);
+    if (st == CG_OK)
+        st = options->chunk ? plan_chunk(pipeline, options, &plan, NULL)
+                            : plan_map(pipeline, options, &plan, NULL);
     if (st != CG_OK)
         return st;
     uint32_t w = plan.input ? plan.input->w : plan.width;
@@ -491,11 +503,4 @@ cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *
         return CG_EOVERFLOW;
     *bytes = peak;
     return CG_OK;
-}
-
-cg_status cg_pipeline_run(const cg_pipeline *pipeline, uint64_t seed, uint32_t width,
-                          uint32_t height, const cg_grid *input, cg_grid **out, cg_diag *diag)
-{
-    cg_run_options options = {.seed = seed, .width = width, .height = height, .input = input};
-    return cg_pipeline_run_ex(pipeline, &options, out, NULL, diag);
 }

@@ -141,7 +141,8 @@ static cg_status write_map(const cg_grid *g, const cg_map_info *info, cg_write_f
                            cg_diag *diag)
 {
     cg_stats st;
-    if (cg_grid_stats(g, &st) != CG_OK) {
+    /* No limit of its own: the figures count against cg_write's budget. */
+    if (cg_grid_stats(g, NULL, &st, NULL) != CG_OK) {
         cg__diag(diag, 0, 0, "out of memory computing the map's figures");
         return CG_ENOMEM;
     }

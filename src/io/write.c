@@ -1,4 +1,4 @@
-/* io/write.c - cg_write and cg_write_ex: check the options and hand the grid
+/* io/write.c - cg_write: check the options and hand the grid
  * to the writer of the chosen format through the format table
  * (io/format_table.c); the public questions about formats (names,
  * extensions, properties) answered from the same table. io/png.c and
@@ -96,18 +96,22 @@ int cg_format_available(cg_format format)
     return d != NULL;
 }
 
-cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options, const cg_map_info *info,
-                      cg_write_fn write, void *ctx, cg_diag *diag)
+cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_write_fn write,
+                   void *ctx, cg_diag *diag)
 {
-    static const cg_write_options defaults = {CG_FORMAT_ASCII, 0, 0};
-    static const cg_map_info unknown = {0, 0, 0, 0, NULL, NULL, 0};
+    static const cg_write_options defaults; /* ASCII, nothing known */
+    static const cg_map_info unknown;
     const cg_write_options *o = options ? options : &defaults;
-    const cg_map_info *in = info ? info : &unknown;
+    const cg_map_info *in = o->info ? o->info : &unknown;
     uint32_t scale = o->scale ? o->scale : 4;
     if (!grid || !write) {
         cg__diag(diag, 0, 0, "no %s to write", grid ? "write callback" : "map");
         return CG_EINVAL;
     }
+    cg_status st = cg__reserved_zero(o->reserved, sizeof o->reserved / sizeof o->reserved[0],
+                                     "cg_write_options", diag);
+    if (st != CG_OK)
+        return st;
     if (scale > 64) {
         cg__diag(diag, 0, 0, "scale must be in 1..64, not %u", scale);
         return CG_EINVAL;
@@ -123,7 +127,7 @@ cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options, cons
         cg__budget_begin(&budget, o->max_memory);
     const cg__format_def *d = def_of(o->format);
     cg__write_args args = {scale, in, write, ctx, diag};
-    cg_status st = CG_EINVAL;
+    st = CG_EINVAL;
     if (d)
         st = d->write(grid, &args);
     else
@@ -140,10 +144,4 @@ cg_status cg_write_ex(const cg_grid *grid, const cg_write_options *options, cons
                  cg_format_name(o->format));
     }
     return st;
-}
-
-cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_write_fn write,
-                   void *ctx, cg_diag *diag)
-{
-    return cg_write_ex(grid, options, NULL, write, ctx, diag);
 }

@@ -48,10 +48,24 @@ static cg_status compute(const cg_grid *grid, cg_stats *stats)
     return CG_OK;
 }
 
-cg_status cg_grid_stats_ex(const cg_grid *grid, uint64_t max_memory, cg_stats *stats, cg_diag *diag)
+cg_status cg_grid_stats(const cg_grid *grid, const cg_stats_options *options, cg_stats *stats,
+                        cg_diag *diag)
 {
+    if (!grid || !stats) {
+        cg__diag(diag, 0, 0, "the figures need a map and a cg_stats to fill");
+        return CG_EINVAL;
+    }
+    uint64_t max_memory = 0;
+    if (options) {
+        cg_status st = cg__reserved_zero(options->reserved,
+                                         sizeof options->reserved / sizeof options->reserved[0],
+                                         "cg_stats_options", diag);
+        if (st != CG_OK)
+            return st;
+        max_memory = options->max_memory;
+    }
     /* Without a limit of its own, a call made under a budget (the JSON
-     * writer's) counts against that one. */
+     * writer's, with NULL options) counts against that one. */
     cg__budget budget = {0};
     if (max_memory)
         cg__budget_begin(&budget, max_memory);
@@ -68,11 +82,6 @@ cg_status cg_grid_stats_ex(const cg_grid *grid, uint64_t max_memory, cg_stats *s
                  grid->h);
     }
     return st;
-}
-
-cg_status cg_grid_stats(const cg_grid *grid, cg_stats *stats)
-{
-    return cg_grid_stats_ex(grid, 0, stats, NULL);
 }
 
 size_t cg_grid_marker_count(const cg_grid *grid)

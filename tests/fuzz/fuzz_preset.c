@@ -83,7 +83,7 @@ static void run_small(const cg_pipeline *p, uint64_t h, const cg_grid *input)
             cg_run_options o = {.width = w, .height = h2, .max_attempts = 1};
             cg_grid *g = NULL;
             cg_diag d = {0};
-            fuzz_check(cg_pipeline_run_ex(p, &o, &g, NULL, &d) == CG_EINVAL);
+            fuzz_check(cg_pipeline_run(p, &o, &g, NULL, &d) == CG_EINVAL);
             fuzz_check(g == NULL && d.message[0] != '\0');
             return;
         }
@@ -95,16 +95,16 @@ static void run_small(const cg_pipeline *p, uint64_t h, const cg_grid *input)
     cg_grid *a = NULL, *b = NULL;
     cg_run_info ia, ib;
     cg_diag da = {0}, db = {0};
-    cg_status sa = cg_pipeline_run_ex(p, &o, &a, &ia, &da);
+    cg_status sa = cg_pipeline_run(p, &o, &a, &ia, &da);
     /* The second run has a memory budget of the first one's peak (or the
      * estimate, if larger: a run that fails may stop before its grids are
      * all made): it must not change anything (SPEC 4, core/mem.h). */
     uint64_t estimate = 0;
     cg_run_options ob = o;
-    if (cg_pipeline_memory(p, &o, NULL, &estimate) != CG_OK)
+    if (cg_pipeline_memory(p, &o, &estimate) != CG_OK)
         estimate = 0;
     ob.max_memory = ia.peak_memory > estimate ? ia.peak_memory : estimate;
-    cg_status sb = cg_pipeline_run_ex(p, ob.max_memory ? &ob : &o, &b, &ib, &db);
+    cg_status sb = cg_pipeline_run(p, ob.max_memory ? &ob : &o, &b, &ib, &db);
 
     if (sa != sb || strcmp(da.message, db.message) != 0)
         fuzz_fail("two runs disagree: %d '%s' / %d '%s'", (int)sa, da.message, (int)sb,
@@ -119,7 +119,7 @@ static void run_small(const cg_pipeline *p, uint64_t h, const cg_grid *input)
         cg_run_info ic;
         cg_diag dc = {0};
         oc.max_memory = 1 + (h >> 32) % (ia.peak_memory - 1); /* 1..peak-1 */
-        fuzz_check(cg_pipeline_run_ex(p, &oc, &c, &ic, &dc) == CG_ENOMEM);
+        fuzz_check(cg_pipeline_run(p, &oc, &c, &ic, &dc) == CG_ENOMEM);
         fuzz_check(c == NULL && ic.over_budget && ic.peak_memory <= oc.max_memory);
         fuzz_check(strstr(dc.message, "memory budget") != NULL);
     }

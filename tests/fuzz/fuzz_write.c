@@ -94,7 +94,7 @@ static void check_reach(const cg_grid *g, const cg_point *starts, size_t nstarts
 static void check_stats(const cg_grid *g)
 {
     cg_stats s;
-    fuzz_check(cg_grid_stats(g, &s) == CG_OK);
+    fuzz_check(cg_grid_stats(g, NULL, &s, NULL) == CG_OK);
     fuzz_check(s.width == cg_grid_width(g) && s.height == cg_grid_height(g));
     fuzz_check(s.floor == cg_grid_floor_count(g));
     fuzz_check(s.largest_region <= s.floor && s.regions <= s.floor);
@@ -262,10 +262,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         nformats++;
     for (size_t i = 0; i < nformats; i++) {
         cg_format format = (cg_format)i;
-        cg_write_options o = {.format = format, .scale = scale};
+        cg_write_options o = {.format = format, .scale = scale, .info = &info};
         fuzz_buf a = {0}, b = {0};
         cg_diag d = {0};
-        cg_status st = cg_write_ex(g, &o, &info, fuzz_buf_write, &a, &d);
+        cg_status st = cg_write(g, &o, fuzz_buf_write, &a, &d);
         /* The distances format writes a reach: without one it refuses. */
         if (!has_reach && strcmp(cg_format_name(format), "distances") == 0) {
             fuzz_check(st == CG_EINVAL && d.message[0] != '\0' && a.len == 0);
@@ -285,14 +285,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
              * write); then a sink that fails part way. */
             cg_write_options ob = o;
             ob.max_memory = 1 + info.seed % (UINT64_C(1) << 18);
-            cg_status bs = cg_write_ex(g, &ob, &info, fuzz_buf_write, &b, &d);
+            cg_status bs = cg_write(g, &ob, fuzz_buf_write, &b, &d);
             if (bs == CG_ENOMEM)
                 fuzz_check(strstr(d.message, "memory budget") != NULL);
             else
                 fuzz_check(bs == CG_OK && a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
             fuzz_buf f = {0};
             f.fail_after = 1 + (size_t)(info.seed % a.len);
-            cg_status fs = cg_write_ex(g, &o, &info, fuzz_buf_write, &f, &d);
+            cg_status fs = cg_write(g, &o, fuzz_buf_write, &f, &d);
             fuzz_check(fs == (f.fail_after >= a.len ? CG_OK : CG_EIO));
             fuzz_buf_free(&f);
         }
