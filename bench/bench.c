@@ -26,7 +26,7 @@
 #include "cells/fill.h"
 #include "core/cpu.h"
 #include "core/rng.h"
-#include "io/writers.h"
+#include "io/format.h"
 #include "naive.h"
 #include "oracle.h"
 
