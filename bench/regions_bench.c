@@ -1,5 +1,5 @@
 /* regions_bench.c - timings of region labelling, small-region removal,
- * keep-largest and `connect` on a big type2 map (SPEC 9; docs/PERFORMANCE.md,
+ * keep-largest and `connect` on a big type2 map (docs/PERFORMANCE.md,
  * "Regions and connect"). Not built by default; build it against a Release
  * libcavegen:
  *

@@ -36,7 +36,7 @@ typedef struct local_preset {
     uint32_t halo;
 } local_preset;
 
-/* The built-in local presets (seed 000) and one pipeline of every local
+/* The built-in local presets (the cellular-automaton cave article) and one pipeline of every local
  * rule, spelled for the oracle. */
 static const local_preset presets[] = {
     {"type1", NULL, 400000000u,

@@ -1,5 +1,5 @@
-/* test_connect.c - `connect [width=W]` (seed 002, SPEC 3): on many random
- * maps of awkward sizes and every width, exactly one floor region remains,
+/* test_connect.c - `connect [width=W]` (the Russian cellular-automata
+ * article, docs/presets.md): on many random maps of awkward sizes and every width, exactly one floor region remains,
  * no floor is lost, every carved cell belongs to a passage (4-connected to
  * the old floor, W cells thick off the map's ring), and the corridors are no
  * longer in total than a minimum spanning tree over the regions' true

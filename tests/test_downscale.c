@@ -1,4 +1,4 @@
-/* test_downscale.c - `downscale K` (seed 001, SPEC 3 and 4): the size of the
+/* test_downscale.c - `downscale K` (the level article, docs/presets.md): the size of the
  * result and of the run before it, the documented formula against a plain
  * per-cell reference, the wall share of a block as the wall probability,
  * purity (a cell depends only on its block and (seed, x, y)), markers, and

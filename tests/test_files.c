@@ -1,6 +1,6 @@
 /* test_files.c - writes that fail and runs that are stopped never leave a
  * partial or temporary file, and an existing output is either untouched or
- * completely replaced (SPEC 7, docs/cli.md "Writing files",
+ * completely replaced (docs/testing.md, docs/cli.md "Writing files",
  * docs/testing.md).
  *
  * Each case runs the built tool (CAVEGEN_EXE) in a fresh folder: a file

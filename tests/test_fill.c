@@ -1,6 +1,6 @@
 /* test_fill.c - the `fill P` step: determinism, dependence on the seed, the
  * extremes 0 and 100, the wall fraction, the wall ring, and the crop property
- * (SPEC 4: a pure function of seed, step ordinal, x and y, so a small map is
+ * (docs/determinism.md: a pure function of seed, step ordinal, x and y, so a small map is
  * the top-left corner of a bigger one). */
 #include <stdarg.h>
 #include <stddef.h>

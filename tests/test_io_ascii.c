@@ -1,5 +1,5 @@
 /* test_io_ascii.c - cg_read_ascii and cg_write(CG_FORMAT_ASCII): the alphabet
- * (SPEC 5), canonical output, round trips, line endings, errors with their
+ * (docs/formats.md), canonical output, round trips, line endings, errors with their
  * line and column, and a failing write callback. */
 #include <stdarg.h>
 #include <stddef.h>

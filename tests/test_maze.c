@@ -1,4 +1,4 @@
-/* test_maze.c - the `maze` step (seed 003, SPEC 3.3) and its presets.
+/* test_maze.c - the `maze` step (Labyrinth Generator v1.0, docs/maze.md) and its presets.
  *
  * Every map is checked against the layout (wall ring; rooms at odd (x, y),
  * all floor; pillars at even (x, y), all wall; any other floor cell is an
@@ -774,7 +774,7 @@ static void steps_after_a_maze_work_on_it(void **state)
     cg_grid_free(b);
 }
 
-/* Placement (SPEC 3.2) and --stats work on a maze like on a cave: the
+/* Placement (docs/placement.md) and --stats work on a maze like on a cave: the
  * entrance, exit and points sit on the maze's floor, all in its one region;
  * a perfect maze has 2 * rooms - 1 floor cells, and its dead ends are the
  * rooms with one opening. */

@@ -306,7 +306,7 @@ static void step_chains_match_the_oracle(void **state)
     cg_pipeline_free(p);
 }
 
-/* Seed 001's level: fill, 4 passes "floor if 5..8", 3 passes "floor if 5..9". */
+/* The level article's automaton: fill, 4 passes "floor if 5..8", 3 passes "floor if 5..9". */
 static void fill_then_rules_match_fill_then_oracle(void **state)
 {
     (void)state;

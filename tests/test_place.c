@@ -1,4 +1,4 @@
-/* test_place.c - placement (seed 001, SPEC 3.2): `entrance`, `exit`, `poi`,
+/* test_place.c - placement (the level article, docs/placement.md): `entrance`, `exit`, `poi`,
  * `require` and the pipeline's attempts. Invariants over many seeds and
  * sizes (every floor cell reachable from the entrance, entrance and exit on
  * reachable floor, spacing between every pair of points), the geometry of
@@ -23,7 +23,8 @@ static cg_status run_ex(const char *text, uint64_t seed, uint32_t w, uint32_t h,
                         cg_run_info *info, cg_diag *diag)
 {
     cg_pipeline *p = tu_pipeline(text);
-    cg_run_options opt = {.seed = seed, .width = w, .height = h, .input = input, .max_attempts = max_attempts};
+    cg_run_options opt = {
+        .seed = seed, .width = w, .height = h, .input = input, .max_attempts = max_attempts};
     memset(diag, 0, sizeof *diag);
     cg_status st = cg_pipeline_run(p, &opt, out, info, diag);
     cg_pipeline_free(p);

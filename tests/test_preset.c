@@ -1,6 +1,6 @@
 /* test_preset.c - the preset language (cg_pipeline_parse): syntax, comments,
  * line endings, every kind of error with its line and column, atomicity of a
- * failed parse; the built-in presets: their table, their meaning (SPEC 3.1,
+ * failed parse; the built-in presets: their table, their meaning (docs/algorithms.md,
  * checked against fill + the oracle) and golden outputs (tests/golden/). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -60,7 +60,7 @@ static void preset_counts_one_step_per_line(void **state)
 static void preset_ignores_comments_and_blank_lines(void **state)
 {
     (void)state;
-    const char *text = "# type2, from seed 000\n"
+    const char *text = "# type2, from the cellular-automaton cave article\n"
                        "\n"
                        "   \n"
                        "\t\n"
@@ -510,7 +510,8 @@ typedef struct seed_preset {
     size_t nstages;
 } seed_preset;
 
-/* SPEC 3.1, after seed 000's "Quelques valeurs exemple". */
+/* After the cellular-automaton cave article's "Quelques valeurs exemple"
+ * (docs/algorithms.md). */
 static const seed_preset seed_presets[] = {
     {"type1", "fill 40", {{10, 5, 2}, {10, 5, -1}, {1, 5, 2}}, 3},
     {"type2", "fill 45", {{5, 5, -1}, {1, 5, 0}}, 2},

@@ -1,4 +1,4 @@
-/* test_reach.c - reachable cells within M moves (seed 004, SPEC 3.4):
+/* test_reach.c - reachable cells within M moves (the reachable-cells article, docs/reach.md):
  * both search paths (bitboard levels, queue BFS) against a plain BFS over a
  * byte-per-cell copy of the map, on many random maps, budgets and starts. */
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* test_regions.c - `remove-floor`, `remove-walls`, `keep-largest` and the
- * region counts (seed 002, SPEC 3): the run-based labeller against the
- * flood-fill oracle (region_oracle.h), bit for bit, on many random maps of
+ * region counts (the Russian cellular-automata article, docs/presets.md):
+ * the run-based labeller against the flood-fill oracle (region_oracle.h), bit for bit, on many random maps of
  * awkward sizes (1x1, 1xN, Nx1, widths around multiples of 64), thresholds
  * 0, 1, 2, small and huge; plus hand-computed cases and the invariants. */
 #include <stdarg.h>

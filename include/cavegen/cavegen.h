@@ -123,8 +123,8 @@ uint64_t cg_grid_floor_count(const cg_grid *grid);
 
 /* ---------------------------------------------------------------- reach */
 
-/* Reach (seed 004): from one or more start cells and a budget of moves, the
- * floor cells a unit can reach in 4-neighbour steps, never entering walls or
+/* Reach (the reachable-cells article, docs/algorithms.md): from one or more
+ * start cells and a budget of moves, the floor cells a unit can reach in 4-neighbour steps, never entering walls or
  * blocked cells, each with its distance to the nearest start. */
 
 #define CG_MOVES_UNLIMITED UINT32_MAX
@@ -253,8 +253,9 @@ cg_status cg_pipeline_chunk_halo(const cg_pipeline *pipeline, uint32_t *halo, cg
 /* A lower bound of the memory a run with options (NULL: all defaults) holds
  * at its peak: its grids (the map, the second buffer of the automaton steps,
  * a chunk's halo, placement's copy), which every run that succeeds
- * allocates, so a caller can refuse a size before allocating anything. The steps' own arrays depend on the map
- * (region labels, queues, candidate lists) and come on top; max_memory
+ * allocates, so a caller can refuse a size before allocating anything. The
+ * steps' own arrays depend on the map (region labels, queues, candidate
+ * lists) and come on top; max_memory
  * counts them during the run. CG_EINVAL for a size the run would refuse,
  * CG_EOVERFLOW if the figure does not fit. */
 cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *options,

@@ -1,5 +1,5 @@
 /* engine/pipeline.c - a pipeline is the list of parsed steps; running it applies
- * them in order to one grid (SPEC 2: one engine, presets are data).
+ * them in order to one grid (one engine; presets are data).
  *
  * Scale (docs/scale.md): the second buffer of the automaton steps lives only
  * from the first of them to the last, so the steps after (regions, placement)

@@ -1,4 +1,4 @@
-/* io/json.c - the JSON map format (SPEC 5; schema in docs/formats.md): the
+/* io/json.c - the JSON map format (schema in docs/formats.md): the
  * map's rows as ASCII strings, its markers as coordinates, how it was made
  * (seed, preset, attempts), the figures of cg_grid_stats and the attached
  * reach. Integers only - the floor share is in per-mille, rounded down - so

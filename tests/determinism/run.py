@@ -2,7 +2,7 @@
 """The determinism suite: every case's output hashed and compared with
 tests/determinism/hashes.txt (docs/determinism.md).
 
-    run.py --cavegen PATH [--wrapper CMD] [--paths SPEC] [--extra-args ARGS]
+    run.py --cavegen PATH [--wrapper CMD] [--paths PATHS] [--extra-args ARGS]
            [--no-png] [--update] [--jobs N] [--filter TEXT]
 
 A case is one run of the tool in an empty folder of its own. Its digest is

@@ -6,7 +6,7 @@
  * as it was; an accepted text appends the same steps to a pipeline that
  * already had some. A pipeline whose numbers are all small (so a run stays
  * fast: at most 64 of any count, a start size of at most 2048 cells) is
- * run twice on a small map: both runs agree (determinism, SPEC 4), a
+ * run twice on a small map: both runs agree (determinism, docs/determinism.md), a
  * success gives a map of the requested size that survives an ASCII round
  * trip, a failure gives a message and no map.
  */
@@ -91,14 +91,15 @@ static void run_small(const cg_pipeline *p, uint64_t h, const cg_grid *input)
             return;
     }
 
-    cg_run_options o = {.seed = h >> 24, .width = w, .height = h2, .input = input, .max_attempts = 2};
+    cg_run_options o = {
+        .seed = h >> 24, .width = w, .height = h2, .input = input, .max_attempts = 2};
     cg_grid *a = NULL, *b = NULL;
     cg_run_info ia, ib;
     cg_diag da = {0}, db = {0};
     cg_status sa = cg_pipeline_run(p, &o, &a, &ia, &da);
     /* The second run has a memory budget of the first one's peak (or the
      * estimate, if larger: a run that fails may stop before its grids are
-     * all made): it must not change anything (SPEC 4, core/mem.h). */
+     * all made): it must not change anything (docs/determinism.md, core/mem.h). */
     uint64_t estimate = 0;
     cg_run_options ob = o;
     if (cg_pipeline_memory(p, &o, &estimate) != CG_OK)

@@ -113,7 +113,7 @@ static void check_output(const cg_grid *g, cg_format f, uint32_t scale, const fu
         fuzz_check(b->len >= 13 && memcmp(b->data, "x,y,distance\n", 13) == 0);
         break;
     case CG_FORMAT_ASCII: {
-        /* SPEC 5: '#', then a reached cell's distance (0-9a-z, '+' from
+        /* As docs/formats.md spells it: '#', then a reached cell's distance (0-9a-z, '+' from
          * 36), then the marker, else '.'. */
         static const char marks[] = ".<>*x";
         static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
