@@ -124,8 +124,9 @@ uint64_t cg_grid_floor_count(const cg_grid *grid);
 /* ---------------------------------------------------------------- reach */
 
 /* Reach (the reachable-cells article, docs/algorithms.md): from one or more
- * start cells and a budget of moves, the floor cells a unit can reach in 4-neighbour steps, never entering walls or
- * blocked cells, each with its distance to the nearest start. */
+ * start cells and a budget of moves, the floor cells a unit can reach in
+ * 4-neighbour steps, never entering walls or blocked cells, each with its
+ * distance to the nearest start. */
 
 #define CG_MOVES_UNLIMITED UINT32_MAX
 #define CG_UNREACHED UINT32_MAX
