@@ -147,11 +147,7 @@ static void overlay_reach(const cg__reach *r, uint32_t y, char *row)
             row[r->x0 + i] = d[i] < 36 ? digits[d[i]] : '+';
 }
 
-cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag)
-{
-    /* Eight cells at a time through a table of 8-character strings (built
-     * by the preprocessor, so it is constant and thread-safe), rows gathered
-     * into one buffer of about 64 KiB per write call. */
+/* Built by the preprocessor, so it is constant and thread-safe. */
 #define C(v, b) (((v) >> (b)) & 1 ? '#' : '.')
 #define E(v)                                                                                       \
     {                                                                                              \
@@ -160,12 +156,17 @@ cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_dia
 #define E4(v) E(v), E(v + 1), E(v + 2), E(v + 3)
 #define E16(v) E4(v), E4(v + 4), E4(v + 8), E4(v + 12)
 #define E64(v) E16(v), E16(v + 16), E16(v + 32), E16(v + 48)
-    static const char table[256][8] = {E64(0), E64(64), E64(128), E64(192)};
+const char cg__cells8[256][8] = {E64(0), E64(64), E64(128), E64(192)};
 #undef C
 #undef E
 #undef E4
 #undef E16
 #undef E64
+
+cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag)
+{
+    /* Eight cells at a time through cg__cells8, rows gathered into one
+     * buffer of about 64 KiB per write call. */
     size_t rowlen = (size_t)g->w + 1;
     size_t rows_per_buf = 65536 / rowlen ? 65536 / rowlen : 1;
     /* Room for whole words: a row is formatted in 64-cell units. */
@@ -182,7 +183,7 @@ cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_dia
         for (size_t i = 0; i < g->nw; i++) {
             uint64_t w = row[i];
             for (unsigned k = 0; k < 8; k++)
-                memcpy(p + i * 64 + k * 8, table[(w >> (8 * k)) & 0xff], 8);
+                memcpy(p + i * 64 + k * 8, cg__cells8[(w >> (8 * k)) & 0xff], 8);
         }
         for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
             p[g->marks[mi].x] = mark_chars[g->marks[mi].kind];

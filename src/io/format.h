@@ -33,6 +33,10 @@ typedef struct cg__format_def {
 extern const cg__format_def *const cg__formats[];
 extern const size_t cg__format_count;
 
+/* Eight cells as eight ASCII characters: entry v is the cells whose wall
+ * bits are v (bit j = cell j: '#' if set, else '.'); io/ascii.c. */
+extern const char cg__cells8[256][8];
+
 /* The writers, for the format definitions and the benchmark. */
 cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag);
 cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,

@@ -16,24 +16,6 @@
 /* Bumped when a field changes meaning or goes away (adding one does not). */
 #define JSON_FORMAT_VERSION 1u
 
-/* Eight cells to eight characters: entry v is the cells whose wall bits are
- * v (bit j = cell j). Built by the preprocessor, so constant and
- * thread-safe (the same table as io/ascii.c's). */
-#define C(v, b) (((v) >> (b)) & 1 ? '#' : '.')
-#define E(v)                                                                                       \
-    {                                                                                              \
-        C(v, 0), C(v, 1), C(v, 2), C(v, 3), C(v, 4), C(v, 5), C(v, 6), C(v, 7)                     \
-    }
-#define E4(v) E(v), E(v + 1), E(v + 2), E(v + 3)
-#define E16(v) E4(v), E4(v + 4), E4(v + 8), E4(v + 12)
-#define E64(v) E16(v), E16(v + 16), E16(v + 32), E16(v + 48)
-static const char cells8[256][8] = {E64(0), E64(64), E64(128), E64(192)};
-#undef C
-#undef E
-#undef E4
-#undef E16
-#undef E64
-
 static const char mark_chars[] = {'.', '<', '>', '*', 'x'}; /* by cg_marker */
 
 /* Cells per piece of a row: a multiple of 64, at most what cg__sink_reserve
@@ -50,7 +32,7 @@ static void row_chars(cg__sink *s, const cg_grid *g, uint32_t y, size_t *mark)
             return;
         for (uint32_t x = 0; x < n; x += 8) {
             uint64_t word = row[(x0 + x) >> 6];
-            memcpy(p + x, cells8[(word >> ((x0 + x) & 63)) & 0xff], 8);
+            memcpy(p + x, cg__cells8[(word >> ((x0 + x) & 63)) & 0xff], 8);
         }
         while (*mark < g->nmarks && g->marks[*mark].y == y && g->marks[*mark].x < x0 + n) {
             const cg__mark *m = &g->marks[*mark];
