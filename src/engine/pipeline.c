@@ -115,6 +115,48 @@ static int needs_scratch(const cg__step *s)
     return s->def->chunk_margin && s->def->chunk_margin(s, 0) > 0;
 }
 
+/* The walk over the steps that run_once makes and cg_pipeline_memory
+ * counts: which steps run, and when the second buffer lives - from the
+ * first step that needs it to the last one (a downscale between them
+ * resizes it). One definition, so the estimate cannot drift from the run. */
+typedef struct step_walk {
+    const cg_pipeline *pipeline;
+    size_t i, last_pass;
+    int scratch; /* the second buffer is alive */
+} step_walk;
+
+static void walk_begin(step_walk *w, const cg_pipeline *pipeline)
+{
+    *w = (step_walk){pipeline, 0, SIZE_MAX, 0};
+    for (size_t i = 0; i < pipeline->n; i++)
+        if (needs_scratch(&pipeline->steps[i]))
+            w->last_pass = i;
+}
+
+/* The next step that runs, or NULL; w->scratch says whether the second
+ * buffer must exist while it runs. */
+static const cg__step *walk_next(step_walk *w)
+{
+    while (w->i < w->pipeline->n) {
+        const cg__step *s = &w->pipeline->steps[w->i++];
+        if (!s->def->run)
+            continue;
+        if (w->i - 1 <= w->last_pass && needs_scratch(s))
+            w->scratch = 1;
+        return s;
+    }
+    return NULL;
+}
+
+/* After the step walk_next gave: nonzero when the second buffer goes. */
+static int walk_scratch_ends(step_walk *w)
+{
+    if (w->i - 1 != w->last_pass)
+        return 0;
+    w->scratch = 0;
+    return 1;
+}
+
 /* How one attempt runs: on an input map or a fresh all-wall grid of
  * width x height; in chunk mode the grid is the window plus its halo. */
 typedef struct run_plan {
@@ -159,22 +201,16 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
                         input ? input->h : plan->height, diag);
         return st;
     }
-    size_t last_pass = SIZE_MAX;
-    for (size_t i = 0; i < pipeline->n; i++)
-        if (needs_scratch(&pipeline->steps[i]))
-            last_pass = i;
     cg__run run = {.grid = grid, .seed = seed, .diag = diag};
     run.par = &plan->par;
     run.chunk = plan->chunk;
     run.origin_x = plan->origin_x;
     run.origin_y = plan->origin_y;
-    for (size_t i = 0; st == CG_OK && i < pipeline->n; i++) {
-        const cg__step *s = &pipeline->steps[i];
-        if (!s->def->run)
-            continue;
-        /* The second buffer exists from the first automaton step to the
-         * last one (a downscale between them resizes it). */
-        if (i <= last_pass && !run.scratch && needs_scratch(s) &&
+    step_walk walk;
+    walk_begin(&walk, pipeline);
+    const cg__step *s;
+    while (st == CG_OK && (s = walk_next(&walk)) != NULL) {
+        if (walk.scratch && !run.scratch &&
             (st = cg__grid_new_like(&run.scratch, run.grid)) != CG_OK) {
             cg__diag(diag, 0, 0, "out of memory for a %ux%u map", run.grid->w, run.grid->h);
             if (budget->refused)
@@ -189,10 +225,10 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
         if (st == CG_ENOMEM && budget->refused)
             over_budget(budget, s, run.grid->w, run.grid->h, diag);
         if (st == CG_EFAIL) {
-            *failed = i;
+            *failed = walk.i - 1;
             *score = run.fail_score;
         }
-        if (i == last_pass) {
+        if (walk_scratch_ends(&walk)) {
             cg_grid_free(run.scratch);
             run.scratch = NULL;
         }
@@ -456,11 +492,6 @@ cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *
         return st;
     uint32_t w = plan.input ? plan.input->w : plan.width;
     uint32_t h = plan.input ? plan.input->h : plan.height;
-    size_t last_pass = SIZE_MAX;
-    for (size_t i = 0; i < pipeline->n; i++)
-        if (needs_scratch(&pipeline->steps[i]))
-            last_pass = i;
-
     /* Walk the steps as run_once does, adding up the grids alive at each:
      * what every run that succeeds allocates. The steps' own arrays depend
      * on the map (a reach's window, a poi's candidates, connect's planes
@@ -468,11 +499,10 @@ cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *
      * come, and leaving them out keeps this a lower bound, so a budget of a
      * run's peak is never refused up front. */
     uint64_t map = grid_bytes(w, h), scratch = 0, connected = 0, peak = map;
-    for (size_t i = 0; i < pipeline->n; i++) {
-        const cg__step *s = &pipeline->steps[i];
-        if (!s->def->run)
-            continue;
-        if (i <= last_pass && needs_scratch(s))
+    step_walk walk;
+    walk_begin(&walk, pipeline);
+    for (const cg__step *s; (s = walk_next(&walk)) != NULL;) {
+        if (walk.scratch)
             scratch = map;
         uint64_t now = sat_add(sat_add(map, scratch), connected);
         if (s->def->keeps_region)
@@ -491,7 +521,7 @@ cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *
             connected = map;
         if (now > peak)
             peak = now;
-        if (i == last_pass)
+        if (walk_scratch_ends(&walk))
             scratch = 0;
     }
     if (plan.chunk) { /* the window is cut out while the grid is alive */
