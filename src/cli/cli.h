@@ -43,6 +43,10 @@ struct cli_step {
     const char *option; /* "--step", "--fill", "--generations" or "--reach" */
     const char *arg;    /* the value as the user typed it (points into argv) */
     char *line;         /* the preset-language line it appends (owned) */
+    /* The library's diagnostics from this column of line on are about
+     * another option's value (--moves in the reach step); 0: none. */
+    int tail_column;
+    const char *tail_option, *tail_arg;
 };
 
 struct cli_options {
@@ -72,8 +76,7 @@ struct cli_options {
     /* --reach X,Y|entrance (repeatable) and --moves M: one `reach` step,
      * appended after every other step. It analyses the map rather than
      * describing one, so it does not stop the default type2 pipeline. */
-    char *reach_from; /* "X,Y;entrance;..." (owned), NULL without --reach */
-    size_t reach_count;
+    char *reach_from;  /* "X,Y;entrance;..." (owned), NULL without --reach */
     const char *moves; /* --moves as given, NULL for no budget */
     int has_reach;     /* the last of steps[] is the reach step */
 
@@ -90,8 +93,9 @@ struct cli_options {
 };
 
 /* Parses argv into *opt (zeroed first) and checks everything that does not
- * need a file: numbers, preset names, step syntax, conflicts (options.c).
- * Returns
+ * need a file: numbers, preset names, step syntax, conflicts (options.c;
+ * the values whose ranges the library owns are checked by the library:
+ * step_options.h, output_options.h). Returns
  * CLI_EXIT_OK, or CLI_EXIT_USAGE / CLI_EXIT_FAILURE after printing why.
  * Call cli_options_free afterwards in every case. */
 int cli_parse_options(struct cli_options *opt, int argc, char **argv);

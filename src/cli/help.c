@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "help.h"
 
-#define SCALE_MAX 64u /* --scale */
+#define SCALE_MAX 64u /* cg_write's limit: the library checks --scale */
 
 /* The usage line and the pipeline's options. */
 static void help_pipeline(FILE *fp)

@@ -53,6 +53,15 @@ int cli_parse_number(const char *option, const char *s, uint64_t lo, uint64_t hi
     return CLI_EXIT_OK;
 }
 
+int cli_check_integer(const char *option, const char *s)
+{
+    size_t sign = s[0] == '-' ? 1 : 0;
+    size_t n = cli_digit_span(s + sign);
+    if (n == 0 || s[sign + n] != '\0')
+        return cli_usage_error("%s: '%s' is not a number", option, s);
+    return CLI_EXIT_OK;
+}
+
 int cli_check_percentage(const char *option, const char *s)
 {
     size_t n = cli_digit_span(s);

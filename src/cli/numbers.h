@@ -1,5 +1,10 @@
-/* numbers.h - the numbers in option values: decimals in a range, the
- * shapes of a percentage and of WxH, memory sizes, chunk numbers. Every
+/* numbers.h - the numbers in option values.
+ *
+ * Two kinds: values whose range is the command line's own (--seed, -n, -j,
+ * --max-attempts, --max-memory, --chunk) are parsed and range-checked
+ * here; values that the library checks (sizes, percentages, --moves: see
+ * step_options.h) only have their shape checked here, so that nothing but
+ * a number reaches the library's parser, which checks the range. Every
  * failure is a usage error (messages.h) naming the option and the value.
  */
 #ifndef CAVEGEN_CLI_NUMBERS_H
@@ -18,6 +23,10 @@ int cli_convert_digits(const char *s, size_t n, uint64_t *value);
 /* A whole value as an unsigned decimal in lo..hi: digits only, no sign,
  * space or other character. Returns CLI_EXIT_OK or CLI_EXIT_USAGE. */
 int cli_parse_number(const char *option, const char *s, uint64_t lo, uint64_t hi, uint64_t *value);
+
+/* The shape of an integer (an optional '-', digits). CLI_EXIT_OK or
+ * CLI_EXIT_USAGE. */
+int cli_check_integer(const char *option, const char *s);
 
 /* The shape of a percentage (digits, optionally '.' and digits).
  * CLI_EXIT_OK or CLI_EXIT_USAGE. */

@@ -11,7 +11,6 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <getopt.h>
-#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,43 +115,38 @@ static int bad_option(int c, char **argv)
     return cli_usage_error("unrecognized or ambiguous option '%s'", arg);
 }
 
-static int parse_dim(const char *option, const char *s, uint32_t *dim)
-{
-    uint64_t v = 0;
-    int rc = cli_parse_number(option, s, 1, CG_MAX_DIM, &v);
-    if (rc == CLI_EXIT_OK)
-        *dim = (uint32_t)v;
-    return rc;
-}
-
-/* --size WxH (an 'X' is accepted too). */
-static int parse_size(const char *s, uint32_t *width, uint32_t *height)
-{
-    size_t nw = 0;
-    uint64_t w = 0, h = 0;
-    int rc = cli_check_dimensions("--size", s, &nw);
-
-    if (rc != CLI_EXIT_OK)
-        return rc;
-    if (cli_convert_digits(s, nw, &w) != 0 || w < 1 || w > CG_MAX_DIM)
-        return cli_usage_error("--size: width '%.*s' is not in 1..%" PRIu32, (int)nw, s,
-                               CG_MAX_DIM);
-    if (cli_convert_digits(s + nw + 1, strlen(s + nw + 1), &h) != 0 || h < 1 || h > CG_MAX_DIM)
-        return cli_usage_error("--size: height '%s' is not in 1..%" PRIu32, s + nw + 1, CG_MAX_DIM);
-    *width = (uint32_t)w;
-    *height = (uint32_t)h;
-    return CLI_EXIT_OK;
-}
-
+/* -W N, -H N, --size WxH: the shape here, the range the library's: the
+ * values go through a `size` line, whose parser is the one place that
+ * checks a width and a height (1..CG_MAX_DIM), and are read back from it. */
 static int parse_size_option(struct cli_options *opt, int c, const char *arg)
 {
     const char *option = c == 'W' ? "--width" : c == 'H' ? "--height" : "--size";
-    int rc = c == 'W'   ? parse_dim(option, arg, &opt->width)
-             : c == 'H' ? parse_dim(option, arg, &opt->height)
-                        : parse_size(arg, &opt->width, &opt->height);
+    cg_pipeline *scratch = NULL;
+    size_t wlen = 0;
+    uint32_t width = 0, height = 0;
+    int rc;
+
+    if (c == OPT_SIZE) {
+        rc = cli_check_dimensions(option, arg, &wlen);
+        if (rc == CLI_EXIT_OK)
+            rc = cli_check_line(option, arg, &scratch, "size %.*sx%s", (int)wlen, arg,
+                                arg + wlen + 1);
+    } else {
+        rc = cli_check_integer(option, arg);
+        if (rc == CLI_EXIT_OK)
+            rc = cli_check_line(option, arg, &scratch, c == 'W' ? "size %sx1" : "size 1x%s", arg);
+    }
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    cg_pipeline_default_size(scratch, &width, &height);
+    cg_pipeline_free(scratch);
+    if (c != 'H')
+        opt->width = width;
+    if (c != 'W')
+        opt->height = height;
     if (!opt->size_option)
         opt->size_option = option;
-    return rc;
+    return CLI_EXIT_OK;
 }
 
 /* The options that describe the map: its preset, seed, size, input and

@@ -16,7 +16,8 @@ int cli_parse_format(const char *arg, cg_format *format);
 /* --stats[=text|json]; arg NULL: text. */
 int cli_parse_stats(const char *arg, enum cli_stats *stats);
 
-/* --scale N: 1..64. */
+/* --scale N: its range is the library's (cg_write checks it), asked with
+ * a write of a 1x1 map; 0, the library's "default", is refused. */
 int cli_parse_scale(const char *arg, uint32_t *scale);
 
 /* After the options: the format (-f, else the output's extension, else

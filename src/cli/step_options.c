@@ -76,41 +76,31 @@ int cli_add_fill(struct cli_options *opt, const char *arg)
     int rc = cli_check_percentage("--fill", arg);
     if (rc != CLI_EXIT_OK)
         return rc;
-    if (strtod(arg, NULL) > 100.0)
-        return cli_usage_error("--fill: '%s' is not in 0..100", arg);
     return push_step(opt, "--fill", arg, format("fill %s", arg));
 }
 
-/* --generations N:R1,R2 -> "generations N r1=R1 r2=R2" (SPEC 3.1 ranges). */
+/* --generations N:R1,R2 -> "generations N r1=R1 r2=R2", the numbers as
+ * typed (R2 may be negative). */
 int cli_add_generations(struct cli_options *opt, const char *arg)
 {
     size_t nn = cli_digit_span(arg);
-    const char *r1s = NULL, *r2s = NULL;
+    const char *r1 = NULL, *r2 = NULL;
     size_t n1 = 0, n2 = 0;
-    size_t negative = 0; /* 1 if R2 has a minus sign: the sign's length */
-    uint64_t r1 = 0, r2 = 0;
+    size_t sign = 0; /* 1 if R2 has a minus sign */
 
     if (nn > 0 && arg[nn] == ':') {
-        r1s = arg + nn + 1;
-        n1 = cli_digit_span(r1s);
-        if (n1 > 0 && r1s[n1] == ',') {
-            r2s = r1s + n1 + 1;
-            negative = *r2s == '-' ? 1 : 0;
-            n2 = cli_digit_span(r2s + negative);
+        r1 = arg + nn + 1;
+        n1 = cli_digit_span(r1);
+        if (n1 > 0 && r1[n1] == ',') {
+            r2 = r1 + n1 + 1;
+            sign = *r2 == '-' ? 1 : 0;
+            n2 = cli_digit_span(r2 + sign);
         }
     }
-    if (n2 == 0 || r2s[negative + n2] != '\0')
+    if (n2 == 0 || r2[sign + n2] != '\0')
         return cli_usage_error("--generations: '%s' is not N:R1,R2 (for example 5:5,-1)", arg);
-    if (cli_convert_digits(r1s, n1, &r1) != 0 || r1 > 9)
-        return cli_usage_error("--generations: R1 '%.*s' in '%s' is not in 0..9", (int)n1, r1s,
-                               arg);
-    if (cli_convert_digits(r2s + negative, n2, &r2) != 0 || r2 > (negative ? 1u : 21u))
-        return cli_usage_error("--generations: R2 '%s' in '%s' is not in -1..21", r2s, arg);
-
-    /* N is passed through as typed: its range belongs to the preset parser. */
     return push_step(opt, "--generations", arg,
-                     format("generations %.*s r1=%d r2=%d", (int)nn, arg, (int)r1,
-                            negative ? -(int)r2 : (int)r2));
+                     format("generations %.*s r1=%.*s r2=%s", (int)nn, arg, (int)n1, r1, r2));
 }
 
 /* --reach X,Y or --reach entrance: one more start of the reach step. */
@@ -120,8 +110,6 @@ int cli_add_reach_start(struct cli_options *opt, const char *arg)
     size_t ny = nx > 0 && arg[nx] == ',' ? cli_digit_span(arg + nx + 1) : 0;
     if (strcmp(arg, "entrance") != 0 && (ny == 0 || arg[nx + 1 + ny] != '\0'))
         return cli_usage_error("--reach: '%s' is not X,Y or entrance (for example 12,7)", arg);
-    if (opt->reach_count == 32)
-        return cli_usage_error("--reach: at most 32 starts");
     char *from = opt->reach_from ? format("%s;%s", opt->reach_from, arg) : format("%s", arg);
     if (!from) {
         cli_error("out of memory");
@@ -129,18 +117,19 @@ int cli_add_reach_start(struct cli_options *opt, const char *arg)
     }
     free(opt->reach_from);
     opt->reach_from = from;
-    opt->reach_count++;
     return CLI_EXIT_OK;
 }
 
 int cli_set_moves(struct cli_options *opt, const char *arg)
 {
-    uint64_t value = 0;
-    opt->moves = arg;
-    return cli_parse_number("--moves", arg, 0, INT32_MAX, &value);
+    int rc = cli_check_integer("--moves", arg);
+    if (rc == CLI_EXIT_OK)
+        opt->moves = arg;
+    return rc;
 }
 
-/* `reach from=... [moves=M]` (docs/reach.md). */
+/* `reach from=... [moves=M]` (docs/reach.md): what the library reports
+ * from the column of M on is about --moves. */
 int cli_finish_reach(struct cli_options *opt)
 {
     if (!opt->reach_from) {
@@ -151,8 +140,16 @@ int cli_finish_reach(struct cli_options *opt)
     char *line = opt->moves ? format("reach from=%s moves=%s", opt->reach_from, opt->moves)
                             : format("reach from=%s", opt->reach_from);
     int rc = push_step(opt, "--reach", opt->reach_from, line);
-    opt->has_reach = rc == CLI_EXIT_OK;
-    return rc;
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    if (opt->moves) {
+        struct cli_step *step = &opt->steps[opt->nsteps - 1];
+        step->tail_option = "--moves";
+        step->tail_arg = opt->moves;
+        step->tail_column = (int)(strlen(line) - strlen(opt->moves)) + 1;
+    }
+    opt->has_reach = 1;
+    return CLI_EXIT_OK;
 }
 
 /* A diagnostic of the library's preset parser as the usage error of
@@ -178,8 +175,36 @@ int cli_append_steps(cg_pipeline *pipeline, const struct cli_options *opt)
         cg_diag diag = {0};
         cg_status st = cg_pipeline_parse(pipeline, step->line, strlen(step->line), &diag);
 
-        if (st != CG_OK)
-            return line_error(step->option, step->arg, st, &diag);
+        if (st == CG_OK)
+            continue;
+        if (step->tail_option && diag.column >= step->tail_column)
+            return line_error(step->tail_option, step->tail_arg, st, &diag);
+        return line_error(step->option, step->arg, st, &diag);
     }
+    return CLI_EXIT_OK;
+}
+
+int cli_check_line(const char *option, const char *arg, cg_pipeline **scratch, const char *fmt, ...)
+{
+    cg_pipeline *pipeline = NULL;
+    cg_diag diag = {0};
+    va_list ap;
+
+    *scratch = NULL;
+    va_start(ap, fmt);
+    char *line = vformat(fmt, ap);
+    va_end(ap);
+    if (!line || cg_pipeline_new(&pipeline) != CG_OK) {
+        free(line);
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    cg_status st = cg_pipeline_parse(pipeline, line, strlen(line), &diag);
+    free(line);
+    if (st != CG_OK) {
+        cg_pipeline_free(pipeline);
+        return line_error(option, arg, st, &diag);
+    }
+    *scratch = pipeline;
     return CLI_EXIT_OK;
 }

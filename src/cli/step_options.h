@@ -2,8 +2,12 @@
  * --fill, --generations, and --reach with --moves.
  *
  * Each becomes one line of the preset language (docs/presets.md) that the
- * library parses; its diagnostic becomes the option's usage error, as
- * "OPTION 'VALUE': message".
+ * library parses: its parser is the one place that checks the values'
+ * ranges, and its diagnostic becomes the option's usage error, as
+ * "OPTION 'VALUE': message". Here only the shape of a value is checked
+ * (N:R1,R2, X,Y, a number), so that it cannot become more than the one
+ * step it stands for. The same reporting serves other values whose range
+ * the library's preset parser owns (cli_check_line: -W, -H, --size).
  */
 #ifndef CAVEGEN_CLI_STEP_OPTIONS_H
 #define CAVEGEN_CLI_STEP_OPTIONS_H
@@ -30,5 +34,12 @@ int cli_finish_reach(struct cli_options *opt);
  * CLI_EXIT_OK, or an exit status after the library's diagnostic as the
  * usage error of the option that gave the step. */
 int cli_append_steps(cg_pipeline *pipeline, const struct cli_options *opt);
+
+/* Parses the line printed from fmt, built from option's value arg, on a
+ * new pipeline, returned in *scratch (the caller frees it) so that what
+ * the library parsed can be read back. Returns CLI_EXIT_OK, or an exit
+ * status after the message (*scratch NULL). */
+int cli_check_line(const char *option, const char *arg, cg_pipeline **scratch, const char *fmt, ...)
+    CLI_PRINTF(4, 5);
 
 #endif
