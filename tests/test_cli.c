@@ -370,7 +370,7 @@ static void usage_errors_exit_2_with_one_message(void **state)
         {{"--size", "10x"}, "size"},
         {{"--size", "10"}, "size"},
         {{"--scale", "0"}, "--scale: '0'"},
-        {{"--scale", "65"}, "--scale '65': scale must be in 1..64"},
+        {{"--scale", "65"}, "--scale: '65' is not in 1..64"},
         {{"--fill", "101"}, "--fill '101': the fill must be a percentage in 0..100"},
         {{"--fill", "x"}, "fill"},
         {{"--generations", "5:5"}, "generations"},

@@ -338,9 +338,14 @@ typedef struct cg_map_info {
 } cg_map_info;
 
 /* How to write a map; zero-initialise for defaults (ASCII). */
+/* The pixels per cell of the image formats (cg_write_options.scale). */
+#define CG_DEFAULT_SCALE 4u
+#define CG_MAX_SCALE 64u
+
 typedef struct cg_write_options {
     cg_format format;
-    uint32_t scale;      /* PNG pixels per cell, 1..64; 0 means 4 */
+    uint32_t scale;      /* PNG and PBM pixels per cell, 1..CG_MAX_SCALE; 0 means
+                          * CG_DEFAULT_SCALE */
     uint64_t max_memory; /* bytes the writer may allocate at once (JSON's figures label
                           * the map's regions); 0: no limit. Over it: CG_ENOMEM with
                           * diag saying so, as cg_run_options.max_memory */

@@ -23,7 +23,6 @@
 
 /* The command line's own defaults and limits (the library's are in
  * cavegen.h). */
-#define CLI_SCALE_DEFAULT 4u /* --scale */
 #define CLI_JOBS_MAX 1024u   /* -j */
 
 enum cli_action {

@@ -9,7 +9,6 @@
 #include "cli.h"
 #include "help.h"
 
-#define SCALE_MAX 64u /* cg_write's limit: the library checks --scale */
 
 /* The usage line and the pipeline's options. */
 static void help_pipeline(FILE *fp)
@@ -75,7 +74,7 @@ static void help_output(FILE *fp)
             "                          FORMAT 'text' (default: one line of key=value) or\n"
             "                          'json' (one JSON object); a batch: one line per map\n"
             "\n",
-            SCALE_MAX, CLI_SCALE_DEFAULT);
+            CG_MAX_SCALE, CG_DEFAULT_SCALE);
 }
 
 /* Batches, information, notes, examples, exit status. (The help is split:

@@ -359,7 +359,7 @@ int cli_parse_options(struct cli_options *opt, int argc, char **argv)
     int rc, c;
 
     memset(opt, 0, sizeof *opt);
-    opt->scale = CLI_SCALE_DEFAULT;
+    opt->scale = CG_DEFAULT_SCALE;
     opt->jobs = 1;
     opterr = 0;
     optind = 1;

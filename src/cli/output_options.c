@@ -129,47 +129,15 @@ int cli_parse_format(const char *arg, cg_format *format)
     return cli_usage_error("--format: unknown format '%s' (expected one of %s)", arg, names);
 }
 
-static int discard(void *ctx, const void *data, size_t len)
-{
-    (void)ctx;
-    (void)data;
-    (void)len;
-    return 0;
-}
-
+/* The range is the library's (CG_MAX_SCALE, what cg_write accepts); 0,
+ * which cg_write takes as its default, is refused here. */
 int cli_parse_scale(const char *arg, uint32_t *scale)
 {
-    size_t n = cli_digit_span(arg);
     uint64_t v = 0;
-    cg_grid *grid = NULL;
-    cg_diag diag = {0};
-
-    /* What cg_write cannot be asked about: not a number, not a uint32_t,
-     * and 0 or less (0 is its default). */
-    if (arg[0] == '-' && cli_digit_span(arg + 1) > 0 && arg[1 + cli_digit_span(arg + 1)] == '\0')
-        v = 0;
-    else if (n == 0 || arg[n] != '\0')
-        return cli_usage_error("--scale: '%s' is not a number", arg);
-    else if (cli_convert_digits(arg, n, &v) != 0 || v > UINT32_MAX)
-        return cli_usage_error("--scale: '%s' is too large", arg);
-    if (v == 0)
-        return cli_usage_error("--scale: '%s': a cell is at least 1 pixel wide", arg);
-    if (cg_grid_new(&grid, 1, 1) != CG_OK) {
-        cli_error("out of memory");
-        return CLI_EXIT_FAILURE;
-    }
-    cg_write_options wopt = {.format = CG_FORMAT_ASCII, .scale = (uint32_t)v};
-    cg_status st = cg_write(grid, &wopt, discard, NULL, &diag);
-    cg_grid_free(grid);
-    if (st == CG_ENOMEM) {
-        cli_error("out of memory");
-        return CLI_EXIT_FAILURE;
-    }
-    if (st != CG_OK)
-        return cli_usage_error("--scale '%s': %s", arg,
-                               diag.message[0] ? diag.message : cg_strerror(st));
-    *scale = (uint32_t)v;
-    return CLI_EXIT_OK;
+    int rc = cli_parse_number("--scale", arg, 1, CG_MAX_SCALE, &v);
+    if (rc == CLI_EXIT_OK)
+        *scale = (uint32_t)v;
+    return rc;
 }
 
 int cli_resolve_output(struct cli_options *opt, int have_format)

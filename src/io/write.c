@@ -103,7 +103,7 @@ cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_writ
     static const cg_map_info unknown;
     const cg_write_options *o = options ? options : &defaults;
     const cg_map_info *in = o->info ? o->info : &unknown;
-    uint32_t scale = o->scale ? o->scale : 4;
+    uint32_t scale = o->scale ? o->scale : CG_DEFAULT_SCALE;
     if (!grid || !write) {
         cg__diag(diag, 0, 0, "no %s to write", grid ? "write callback" : "map");
         return CG_EINVAL;
@@ -112,8 +112,8 @@ cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_writ
                                      "cg_write_options", diag);
     if (st != CG_OK)
         return st;
-    if (scale > 64) {
-        cg__diag(diag, 0, 0, "scale must be in 1..64, not %u", scale);
+    if (scale > CG_MAX_SCALE) {
+        cg__diag(diag, 0, 0, "scale must be in 1..%u, not %u", CG_MAX_SCALE, scale);
         return CG_EINVAL;
     }
     if (in->preset_text_len > 0 && !in->preset_text) {
