@@ -1,5 +1,5 @@
 /* batch.c - running the maps of a run and writing them in order: one map,
- * or a batch of N with -n (SPEC 4, 6; docs/cli.md, docs/scale.md).
+ * or a batch of N with -n (docs/cli.md, docs/scale.md).
  *
  * Map i of a run uses seed + i (mod 2^64), so it is the map a run of its
  * own with that seed makes, whatever else the batch holds. The maps go in
@@ -263,7 +263,7 @@ static void run_map(struct batch *b, struct job *job)
         }
     } else if (b->direct) {
         struct cli_output out = {.fp = stdout, .slot = -1};
-        /* SPEC 6: the maps of a stream are a blank line apart. */
+        /* The maps of a stream are a blank line apart (docs/cli.md). */
         if (b->written > 0 && write_stream(&out, "\n", 1) != 0)
             st = CG_EIO;
         if (st == CG_OK)

@@ -154,7 +154,7 @@ struct cli_run {
  * lines. Returns an exit status, after the messages. */
 int cli_batch_run(const struct cli_run *run);
 
-/* budget.c - SPEC 7: checks what the run needs (cli_batch_memory) against
+/* budget.c - checks what the run needs (cli_batch_memory) against
  * the memory budget (--max-memory, else cli_memory_available) and sets
  * run->map_memory, each map's share. Returns an exit status, after the
  * message. */

@@ -154,7 +154,7 @@ static int load_preset(cg_pipeline *pipeline, const struct cli_options *opt, str
             return rc;
         text = file_text;
     } else if (!name && opt->nsteps == (size_t)opt->has_reach && !opt->input) {
-        /* SPEC 6: with neither a preset nor steps, the pipeline is type2. */
+        /* With neither a preset nor steps, the pipeline is type2 (docs/cli.md). */
         name = "type2";
         text = cg_preset_builtin(name, &len);
         if (!text) {
@@ -183,8 +183,8 @@ static int load_preset(cg_pipeline *pipeline, const struct cli_options *opt, str
 
 /* ------------------------------------------------------------ resources */
 
-/* SPEC 4: without --seed, a seed comes from the OS (never rand() or the
- * clock, which repeat across fast batch invocations). */
+/* Without --seed, a seed comes from the OS (never rand() or the clock,
+ * which repeat across fast batch invocations). */
 static int draw_seed(uint64_t *seed)
 {
     unsigned char buf[sizeof *seed];

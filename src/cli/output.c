@@ -1,6 +1,6 @@
 /* output.c - writing a map to a file, atomically, or to stdout.
  *
- * SPEC 7: a failed run never leaves a partial or corrupt output file, and an
+ * A failed run never leaves a partial or corrupt output file, and an
  * existing file is only ever replaced by a complete one. So a map goes to a
  * temporary file in the target's directory (same file system, so rename()
  * is atomic), is flushed and fsync'ed, and only then renamed over the

@@ -1,5 +1,5 @@
-/* progress.c - the progress bar of a batch on stderr (SPEC 6: "Batch runs
- * show a progress bar on stderr when it is a terminal").
+/* progress.c - the progress bar of a batch on stderr, drawn only when
+ * stderr is a terminal (docs/cli.md).
  *
  *   [##########..........]  52%  5200/10000 maps  48120 maps/s  ETA 0:00:01
  *
