@@ -20,12 +20,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "alloc_inject.h"
@@ -347,31 +347,14 @@ static void every_format_fails_cleanly_at_each_allocation(void **state)
 }
 
 /* A growing buffer, used while the wrappers are disarmed. */
-typedef struct text_buf {
-    char *data;
-    size_t len;
-} text_buf;
-
-static int text_sink(void *ctx, const void *data, size_t len)
-{
-    text_buf *b = ctx;
-    char *p = realloc(b->data, b->len + len);
-    if (!p)
-        return 1;
-    memcpy(p + b->len, data, len);
-    b->data = p;
-    b->len += len;
-    return 0;
-}
-
 static void reading_and_analysis_fail_cleanly_at_each_allocation(void **state)
 {
     (void)state;
     cg_grid *map = sample_map();
-    text_buf text = {NULL, 0};
+    tu_buf text = {0};
     cg_diag diag = {0};
     /* The map as text, markers and reach overlay included. */
-    assert_int_equal(cg_write(map, NULL, text_sink, &text, &diag), CG_OK);
+    assert_int_equal(cg_write(map, NULL, tu_buf_write, &text, &diag), CG_OK);
     text_case tc = {text.data, text.len};
     inject_all("read ascii", read_ascii, &tc);
 
@@ -388,56 +371,10 @@ static void reading_and_analysis_fail_cleanly_at_each_allocation(void **state)
 
 /* ---------------------------------------------------------- the tool */
 
-static char workdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(workdir, sizeof workdir, "%s/cavegen-alloc-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    return mkdtemp(workdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", workdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = calloc(1, 65537);
-    assert_non_null(buf);
-    size_t n = fread(buf, 1, 65536, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
-/* Entries of dir other than the harness's (".out", ".err", ".report"). */
+/* Entries of dir other than the harness's (".report", "in.txt"). */
 static int count_entries(const char *dir, char *names, size_t cap)
 {
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    int n = 0;
-    assert_non_null(d);
-    names[0] = '\0';
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".out") ||
-            !strcmp(e->d_name, ".err") || !strcmp(e->d_name, ".report") ||
-            !strcmp(e->d_name, "in.txt"))
-            continue;
-        strncat(names, e->d_name, cap - strlen(names) - 2);
-        strncat(names, " ", cap - strlen(names) - 1);
-        n++;
-    }
-    closedir(d);
-    return n;
+    return tu_list_dir(dir, TU_ARGS(".report", "in.txt"), names, cap);
 }
 
 /* The tool's allocation call sites reached over all its runs. */
@@ -460,56 +397,33 @@ typedef struct tool_run {
     char *out, *err;
 } tool_run;
 
-/* Runs cavegen_alloc in dir with its n-th allocation failing. */
+/* In the child: its fail_at-th allocation fails, the report to .report. */
+static void arm_tool(const void *fail_at)
+{
+    setenv("CAVEGEN_ALLOC_FAIL", fail_at, 1);
+    setenv("CAVEGEN_ALLOC_REPORT", ".report", 1);
+}
+
+/* Runs cavegen_alloc in dir with its n-th allocation failing; stdin is the
+ * map in.txt when there is one (for -i -). */
 static tool_run run_tool(const char *dir, long n, const char *const *args)
 {
-    char fail[32], path[512];
-    const char *argv[32];
-    size_t k = 0;
-    argv[k++] = CAVEGEN_ALLOC_EXE;
-    for (; args[k - 1] && k < 31; k++)
-        argv[k] = args[k - 1];
-    argv[k] = NULL;
+    char fail[32], in[512], path[512];
     snprintf(fail, sizeof fail, "%ld", n);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fo, fe;
-        if (chdir(dir) != 0 || (fo = open(".out", O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0 ||
-            (fe = open(".err", O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0)
-            _exit(127);
-        /* stdin: the map in.txt when there is one (for -i -). */
-        int fi = open("in.txt", O_RDONLY);
-        if (fi < 0)
-            fi = open("/dev/null", O_RDONLY);
-        if (fi < 0)
-            _exit(127);
-        dup2(fi, 0);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        setenv("CAVEGEN_ALLOC_FAIL", fail, 1);
-        setenv("CAVEGEN_ALLOC_REPORT", ".report", 1);
-        execv(CAVEGEN_ALLOC_EXE, (char *const *)argv);
-        _exit(127);
-    }
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    tool_run r = {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), -1, 0,
-                  NULL, NULL};
+    snprintf(in, sizeof in, "%s/in.txt", dir);
+    tu_cmd cmd = {.dir = dir, .child_setup = arm_tool, .ctx = fail};
+    if (access(in, F_OK) == 0)
+        cmd.stdin_path = in;
+    tu_result ran = tu_exec(&cmd, CAVEGEN_ALLOC_EXE, args);
+    tool_run r = {ran.status, -1, 0, ran.out, ran.err};
     snprintf(path, sizeof path, "%s/.report", dir);
-    char *rep = slurp(path);
+    char *rep = tu_read_file(path, NULL);
     if (rep && sscanf(rep, "%ld %d", &r.calls, &r.fired) != 2)
         r.calls = -1;
     char *line = rep ? strchr(rep, '\n') : NULL;
     for (; line && line[1]; line = strchr(line + 1, '\n'))
         note_tool_site(strtoul(line + 1, NULL, 16));
     free(rep);
-    snprintf(path, sizeof path, "%s/.out", dir);
-    r.out = slurp(path);
-    snprintf(path, sizeof path, "%s/.err", dir);
-    r.err = slurp(path);
-    assert_non_null(r.out);
-    assert_non_null(r.err);
     return r;
 }
 
@@ -521,13 +435,13 @@ static void tool_inject_all(const char *label, int expect_files, int tiled,
     char names[1024];
     long n, absorbed = 0;
     for (n = 1;; n++) {
-        tool_run r = run_tool(workdir, n, args);
+        tool_run r = run_tool(tu_workdir, n, args);
         if (r.calls < 0)
             fail_msg("%s: no report from the tool (status %d): %s", label, r.status, r.err);
         if (!r.fired) {
             if (r.status != 0)
                 fail_msg("%s: without a failure, status %d: %s", label, r.status, r.err);
-            assert_int_equal(count_entries(workdir, names, sizeof names), expect_files);
+            assert_int_equal(count_entries(tu_workdir, names, sizeof names), expect_files);
             free(r.out);
             free(r.err);
             break;
@@ -536,13 +450,13 @@ static void tool_inject_all(const char *label, int expect_files, int tiled,
          * after the rename; batch.c make_parents once the folder exists):
          * the run may succeed without them, and then wrote everything. */
         if (r.status == 0) {
-            if (count_entries(workdir, names, sizeof names) != expect_files)
+            if (count_entries(tu_workdir, names, sizeof names) != expect_files)
                 fail_msg("%s: allocation %ld failing, exit 0 leaving '%s'", label, n, names);
             absorbed++;
             free(r.out);
             free(r.err);
             char rm[700];
-            snprintf(rm, sizeof rm, "cd '%s' && rm -f -- map.* cavegen-tiles.png", workdir);
+            snprintf(rm, sizeof rm, "cd '%s' && rm -f -- map.* cavegen-tiles.png", tu_workdir);
             assert_int_equal(system(rm), 0);
             continue;
         }
@@ -555,7 +469,7 @@ static void tool_inject_all(const char *label, int expect_files, int tiled,
         /* --stats runs after the map is committed (docs/cli.md): a map
          * complete on disk and a failure to compute its figures. */
         int after_commit = strstr(r.err, "statistics") != NULL;
-        int left = count_entries(workdir, names, sizeof names);
+        int left = count_entries(tu_workdir, names, sizeof names);
         /* A Tiled map's tileset image is written after the map is
          * committed (src/cli/main.c write_tileset): a failure there leaves
          * the complete map without its image (docs/testing.md, findings). */
@@ -565,7 +479,7 @@ static void tool_inject_all(const char *label, int expect_files, int tiled,
             fail_msg("%s: allocation %ld failing (%s) left: %s", label, n, r.err, names);
         if (after_commit) {
             char cmd[600];
-            snprintf(cmd, sizeof cmd, "cd '%s' && rm -f -- map.*", workdir);
+            snprintf(cmd, sizeof cmd, "cd '%s' && rm -f -- map.*", tu_workdir);
             assert_int_equal(system(cmd), 0);
         }
         free(r.out);
@@ -573,7 +487,7 @@ static void tool_inject_all(const char *label, int expect_files, int tiled,
     }
     /* Clean up the successful run's files. */
     char cmd[600];
-    snprintf(cmd, sizeof cmd, "cd '%s' && rm -f -- map.* cavegen-tiles.png", workdir);
+    snprintf(cmd, sizeof cmd, "cd '%s' && rm -f -- map.* cavegen-tiles.png", tu_workdir);
     assert_int_equal(system(cmd), 0);
     printf("%-32s %4ld allocations, each failed in turn", label, n - 1);
     printf(absorbed ? " (%ld optional)\n" : "\n", absorbed);
@@ -596,11 +510,8 @@ static void the_tool_fails_cleanly_at_each_allocation(void **state)
     /* The formats from a small map with every marker and a reach: the
      * writers' own paths are covered above; this is the tool's handling. */
     char path[512];
-    snprintf(path, sizeof path, "%s/in.txt", workdir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("##########\n#<..#...>#\n#.*.....x#\n##########\n", f);
-    assert_int_equal(fclose(f), 0);
+    tu_path(path, sizeof path, "in.txt");
+    tu_write_text(path, "##########\n#<..#...>#\n#.*.....x#\n##########\n");
     for (int k = 0; cg_format_name((cg_format)k); k++) {
         const char *format = cg_format_name((cg_format)k);
         int tiled = strcmp(format, "tmx") == 0 || strcmp(format, "tmj") == 0;
@@ -621,7 +532,7 @@ static void the_tool_fails_cleanly_at_each_allocation(void **state)
 static void describe_sub(char *buf, size_t cap)
 {
     char sub[600];
-    snprintf(sub, sizeof sub, "%s/sub", workdir);
+    snprintf(sub, sizeof sub, "%s/sub", tu_workdir);
     buf[0] = '\0';
     struct dirent **names;
     int n = scandir(sub, &names, NULL, alphasort);
@@ -630,7 +541,7 @@ static void describe_sub(char *buf, size_t cap)
         if (strcmp(name, ".") && strcmp(name, "..")) {
             char path[900], item[300];
             snprintf(path, sizeof path, "%s/%s", sub, name);
-            char *text = slurp(path);
+            char *text = tu_read_file(path, NULL);
             uint64_t h = 0;
             size_t len = text ? strlen(text) : 0;
             hash_sink(&h, text ? text : "", len);
@@ -654,18 +565,18 @@ static void a_batch_fails_cleanly_at_each_allocation(void **state)
     const char *args[] = {"-p", "type2", "-s", "3", "--size", "40x20", "-n", "4", "-j", "2",
                           "-o", "sub/%d.txt", NULL};
     char want[4096], got[4096], names[1024], cmd[700];
-    tool_run r = run_tool(workdir, 0, args); /* counts, fails nothing */
+    tool_run r = run_tool(tu_workdir, 0, args); /* counts, fails nothing */
     assert_int_equal(r.status, 0);
     free(r.out);
     free(r.err);
     describe_sub(want, sizeof want);
     long n, total = r.calls;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s/sub'", workdir);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s/sub'", tu_workdir);
     assert_int_equal(system(cmd), 0);
     /* Threads make the order of allocations vary: fail each of the first
      * `total` and check whatever happens is clean. */
     for (n = 1; n <= total; n++) {
-        r = run_tool(workdir, n, args);
+        r = run_tool(tu_workdir, n, args);
         describe_sub(got, sizeof got);
         /* make_parents (src/cli/batch.c) ignores a failed allocation once
          * the folder exists: the batch then succeeds, with every map. */
@@ -680,7 +591,7 @@ static void a_batch_fails_cleanly_at_each_allocation(void **state)
             if (item[0] == '.' || !strstr(want, item))
                 fail_msg("batch: allocation %ld failing left sub/%s", n, item);
         }
-        if (count_entries(workdir, names, sizeof names) > 1)
+        if (count_entries(tu_workdir, names, sizeof names) > 1)
             fail_msg("batch: allocation %ld failing left %s", n, names);
         free(r.out);
         free(r.err);
@@ -693,11 +604,8 @@ static void the_tool_reading_a_map_fails_cleanly_at_each_allocation(void **state
 {
     (void)state;
     char path[512];
-    snprintf(path, sizeof path, "%s/in.txt", workdir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("#########\n#<..#..>#\n#.*...x.#\n#########\n", f);
-    assert_int_equal(fclose(f), 0);
+    tu_path(path, sizeof path, "in.txt");
+    tu_write_text(path, "#########\n#<..#..>#\n#.*...x.#\n#########\n");
     /* An image: PNG, or PBM in a build without PNG (CAVEGEN_PNG=OFF). */
     const char *image = cg_format_available(CG_FORMAT_PNG) ? "map.png" : "map.pbm";
     const char *args[] = {"-i", "in.txt", "-s", "1", "--step", "smooth 1", "--fill", "10",
@@ -724,12 +632,12 @@ int main(void)
                                disarm),
         cmocka_unit_test_setup(every_format_fails_cleanly_at_each_allocation, disarm),
         cmocka_unit_test_setup(reading_and_analysis_fail_cleanly_at_each_allocation, disarm),
-        cmocka_unit_test_setup_teardown(the_tool_fails_cleanly_at_each_allocation, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(the_tool_fails_cleanly_at_each_allocation,
+                                        tu_workdir_setup, tu_workdir_teardown),
         cmocka_unit_test_setup_teardown(the_tool_reading_a_map_fails_cleanly_at_each_allocation,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(a_batch_fails_cleanly_at_each_allocation, setup,
-                                        teardown),
+                                        tu_workdir_setup, tu_workdir_teardown),
+        cmocka_unit_test_setup_teardown(a_batch_fails_cleanly_at_each_allocation,
+                                        tu_workdir_setup, tu_workdir_teardown),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     printf("%d scenarios, %ld injected failures, %zu distinct allocation call sites reached\n",

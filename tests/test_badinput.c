@@ -3,9 +3,9 @@
  * exit with its status (2 usage, 1 runtime; never a signal), print nothing
  * on stdout, print one "cavegen: " line holding its message on stderr (plus
  * the pointer to --help exactly for usage errors), and leave its folder as
- * it was: no output file, no temporary file, old.txt untouched (SPEC 7).
+ * it was: no output file, no temporary file, old.txt untouched (docs/testing.md).
  *
- * Also here: limits (SPEC 7, docs/testing.md) - absurd sizes and scales
+ * Also here: limits (docs/testing.md, docs/testing.md) - absurd sizes and scales
  * fail at once with a message, before the work and before allocating.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -17,14 +17,10 @@
 
 #include "testutil.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define DATA_DIR CG_TEST_DIR "/data/bad"
@@ -32,102 +28,29 @@
 #define TRY_LINE "Try 'cavegen --help' for more information.\n"
 #define MAX_ARGS 40
 
-static char workdir[256];
-
-typedef struct run_result {
-    int status; /* exit status, or 128 + signal */
-    char *out, *err;
-    double seconds;
-} run_result;
-
-/* Runs the tool in dir with stdin from stdin_path (NULL: empty). */
-static run_result run_in(const char *dir, const char *stdin_path, char *const *argv)
+/* Runs the tool (argv[0]) in dir with stdin from stdin_path (NULL: empty). */
+static tu_result run_in(const char *dir, const char *stdin_path, char *const *argv)
 {
-    char out[512], err[512];
-    struct timespec t0, t1;
-    snprintf(out, sizeof out, "%s.stdout", dir);
-    snprintf(err, sizeof err, "%s.stderr", dir);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fi = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
-        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fi < 0 || fo < 0 || fe < 0 || chdir(dir) != 0)
-            _exit(127);
-        dup2(fi, 0);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        execv(CAVEGEN_EXE, argv);
-        _exit(127);
-    }
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    run_result r;
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = tu_read_file(out, NULL);
-    r.err = tu_read_file(err, NULL);
-    r.seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    assert_non_null(r.out);
-    assert_non_null(r.err);
-    return r;
-}
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-/* The names in dir, sorted and joined by spaces. */
-static void list_dir(const char *dir, char *buf, size_t cap)
-{
-    struct dirent **names;
-    int n = scandir(dir, &names, NULL, alphasort);
-    assert_true(n >= 0);
-    buf[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        if (strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, "..")) {
-            strncat(buf, names[i]->d_name, cap - strlen(buf) - 2);
-            strncat(buf, " ", cap - strlen(buf) - 1);
-        }
-        free(names[i]);
-    }
-    free(names);
+    tu_cmd cmd = {.dir = dir, .stdin_path = stdin_path};
+    return tu_exec(&cmd, argv[0], (const char *const *)argv + 1);
 }
 
 /* The case folder: dir/ (a folder) and old.txt (an existing file). */
 static void make_case_dir(void)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/dir", workdir);
+    tu_path(path, sizeof path, "dir");
     assert_int_equal(mkdir(path, 0755), 0);
-    snprintf(path, sizeof path, "%s/old.txt", workdir);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(OLD_TEXT, f);
-    assert_int_equal(fclose(f), 0);
+    tu_path(path, sizeof path, "old.txt");
+    tu_write_text(path, OLD_TEXT);
 }
 
 static int setup(void **state)
 {
-    (void)state;
-    snprintf(workdir, sizeof workdir, "%s/cavegen-bad-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(workdir))
+    if (tu_workdir_setup(state) != 0)
         return -1;
     make_case_dir();
     return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s.stdout' '%s.stderr'", workdir, workdir, workdir);
-    return system(cmd) == 0 ? 0 : -1;
 }
 
 /* Expands @D and the escapes \t \n \r \\ of a field into a new string. */
@@ -153,11 +76,11 @@ static char *expand(const char *field)
 
 /* Checks one run against its expectations; returns NULL or why it fails
  * (in buf). */
-static const char *check(const run_result *r, int want_status, const char *want,
+static const char *check(const tu_result *r, int want_status, const char *want,
                          const char *before, char *buf, size_t cap)
 {
     char after[4096];
-    list_dir(workdir, after, sizeof after);
+    tu_list_dir(tu_workdir, NULL, after, sizeof after);
     if (r->status != want_status) {
         snprintf(buf, cap, "exit %d, expected %d; stderr: %s", r->status, want_status, r->err);
         return buf;
@@ -190,7 +113,7 @@ static const char *check(const run_result *r, int want_status, const char *want,
         return buf;
     }
     char old[512];
-    snprintf(old, sizeof old, "%s/old.txt", workdir);
+    snprintf(old, sizeof old, "%s/old.txt", tu_workdir);
     char *text = tu_read_file(old, NULL);
     int same = text && strcmp(text, OLD_TEXT) == 0;
     free(text);
@@ -208,7 +131,7 @@ static void every_bad_input_fails_with_its_status_and_message(void **state)
     assert_non_null(f);
     char line[8192], before[4096], why[2048];
     int cases = 0, failures = 0, usage = 0, runtime = 0, refused = 0;
-    list_dir(workdir, before, sizeof before);
+    tu_list_dir(tu_workdir, NULL, before, sizeof before);
 
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
@@ -238,7 +161,7 @@ static void every_bad_input_fails_with_its_status_and_message(void **state)
             snprintf(stdin_path, sizeof stdin_path, "%s/%s", DATA_DIR, fields[3]);
         int want = atoi(fields[1]);
 
-        run_result r = run_in(workdir, strcmp(fields[3], "-") ? stdin_path : NULL, argv);
+        tu_result r = run_in(tu_workdir, strcmp(fields[3], "-") ? stdin_path : NULL, argv);
         const char *bad = check(&r, want, message, before, why, sizeof why);
         /* A build without PNG (CAVEGEN_PNG=OFF) refuses a command line that
          * writes PNG as a usage error, before the runtime failure the case
@@ -252,15 +175,13 @@ static void every_bad_input_fails_with_its_status_and_message(void **state)
             print_error("case %s: %s\n", fields[0], bad);
             failures++;
             /* Start the next case from a clean folder. */
-            char cmd[600];
-            snprintf(cmd, sizeof cmd, "rm -rf '%s'/* '%s'/.[!.]*", workdir, workdir);
-            assert_int_equal(system(cmd), 0);
+            tu_workdir_empty();
             make_case_dir();
         }
         cases++;
         usage += want == 2;
         runtime += want == 1;
-        run_free(&r);
+        tu_result_free(&r);
         free(message);
         for (int i = 1; i < argc; i++)
             free(argv[i]);
@@ -274,7 +195,7 @@ static void every_bad_input_fails_with_its_status_and_message(void **state)
     assert_int_equal(failures, 0);
 }
 
-/* SPEC 7: a size too big for memory fails before allocating - at once,
+/* docs/testing.md: a size too big for memory fails before allocating - at once,
  * not after minutes of swapping or by the OOM killer. */
 static void absurd_sizes_fail_at_once(void **state)
 {
@@ -295,9 +216,9 @@ static void absurd_sizes_fail_at_once(void **state)
          "--step", "remove-walls min=10", "-s", "1", NULL},
     };
     char before[4096], why[2048];
-    list_dir(workdir, before, sizeof before);
+    tu_list_dir(tu_workdir, NULL, before, sizeof before);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        run_result r = run_in(workdir, NULL, cases[i]);
+        tu_result r = run_in(tu_workdir, NULL, cases[i]);
         const char *bad = check(&r, 1, "", before, why, sizeof why);
         if (bad)
             fail_msg("%s %s: %s", cases[i][1], cases[i][2], bad);
@@ -309,32 +230,32 @@ static void absurd_sizes_fail_at_once(void **state)
         if (up_front ? !strstr(r.err, "needs at least") && !strstr(r.err, "over the limit")
                      : !strstr(r.err, "more than the memory budget"))
             fail_msg("unexpected message: %s", r.err);
-        run_free(&r);
+        tu_result_free(&r);
     }
 }
 
 /* Counts are not sizes: many passes on a small map are only slow in
- * proportion (SPEC 3 caps passes at 100000). */
+ * proportion (docs/presets.md caps passes at 100000). */
 static void a_huge_pass_count_on_a_small_map_is_fine(void **state)
 {
     (void)state;
     char *const args[] = {(char *)CAVEGEN_EXE, "--size", "16x16",      "--fill", "50",
                           "--step",            "smooth 100000", "-s",  "1",      NULL};
-    run_result r = run_in(workdir, NULL, args);
+    tu_result r = run_in(tu_workdir, NULL, args);
     assert_int_equal(r.status, 0);
     assert_string_equal(r.err, "");
     assert_int_equal(strlen(r.out), 17 * 16);
-    run_free(&r);
+    tu_result_free(&r);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(every_bad_input_fails_with_its_status_and_message, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(absurd_sizes_fail_at_once, setup, teardown),
+                                        tu_workdir_teardown),
+        cmocka_unit_test_setup_teardown(absurd_sizes_fail_at_once, setup, tu_workdir_teardown),
         cmocka_unit_test_setup_teardown(a_huge_pass_count_on_a_small_map_is_fine, setup,
-                                        teardown),
+                                        tu_workdir_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

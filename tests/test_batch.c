@@ -1,5 +1,5 @@
 /* test_batch.c - batches, threads and chunks through the cavegen executable
- * (SPEC 4, 6; docs/cli.md, docs/scale.md): -n with a %d pattern, the
+ * (docs/determinism.md; docs/cli.md, docs/scale.md): -n with a %d pattern, the
  * stream, --stats per map, -j giving the same bytes for any N, the
  * progress bar on a terminal only, Ctrl-C, --chunk. The pattern formatter
  * of src/cli/pattern.c is also checked directly against printf. */
@@ -21,90 +21,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "pattern.h"
 
-typedef struct run_result {
-    int status; /* exit code, or 128 + signal */
-    char *out, *err;
-    size_t outlen;
-} run_result;
+/* cavegen runs in the work folder, its outputs captured. */
+static const tu_cmd in_workdir = {.dir = tu_workdir};
 
-static char workdir[256];
+#define ARGS TU_ARGS
+#define START(...) tu_start(&in_workdir, CAVEGEN_EXE, ARGS(__VA_ARGS__))
+#define RUN(...) tu_exec(&in_workdir, CAVEGEN_EXE, ARGS(__VA_ARGS__))
 
-static void path_in(char *buf, size_t cap, const char *name)
-{
-    snprintf(buf, cap, "%s/%.100s", workdir, name);
-}
-
-/* Starts cavegen in workdir with stdout and stderr to files. */
-static pid_t start(const char *const *args)
-{
-    char out[300], err[300];
-    const char *argv[64];
-    size_t n = 0;
-    path_in(out, sizeof out, ".stdout");
-    path_in(err, sizeof err, ".stderr");
-    argv[n++] = CAVEGEN_EXE;
-    for (; args[n - 1] && n < 63; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fi = open("/dev/null", O_RDONLY), fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644),
-            fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fi < 0 || fo < 0 || fe < 0 || chdir(workdir) != 0)
-            _exit(127);
-        dup2(fi, 0);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        execv(CAVEGEN_EXE, (char *const *)argv);
-        _exit(127);
-    }
-    return pid;
-}
-
-static run_result finish(pid_t pid)
-{
-    char out[300], err[300];
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    path_in(out, sizeof out, ".stdout");
-    path_in(err, sizeof err, ".stderr");
-    run_result r;
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = tu_read_file(out, &r.outlen);
-    r.err = tu_read_file(err, NULL);
-    assert_non_null(r.out);
-    assert_non_null(r.err);
-    return r;
-}
-
-static run_result run_v(const char *const *args)
-{
-    return finish(start(args));
-}
-
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
-#define RUN(...) run_v(ARGS(__VA_ARGS__))
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-static void assert_ok(const run_result *r)
+static void assert_ok(const tu_result *r)
 {
     if (r->status != 0)
         fail_msg("exit %d: %s", r->status, r->err);
 }
 
-static void assert_usage_error(const run_result *r, const char *needle)
+static void assert_usage_error(const tu_result *r, const char *needle)
 {
     if (r->status != 2 || strncmp(r->err, "cavegen: ", 9) != 0 || !strstr(r->err, needle))
         fail_msg("expected exit 2 and 'cavegen: ...%s', got %d: %s", needle, r->status, r->err);
@@ -115,7 +50,7 @@ static char *single(const char *preset, uint64_t seed, size_t *len)
 {
     char s[32];
     snprintf(s, sizeof s, "%" PRIu64, seed);
-    run_result r = RUN("-p", preset, "-s", s);
+    tu_result r = RUN("-p", preset, "-s", s);
     assert_ok(&r);
     free(r.err);
     *len = r.outlen;
@@ -125,32 +60,8 @@ static char *single(const char *preset, uint64_t seed, size_t *len)
 static char *file_in(const char *name, size_t *len)
 {
     char path[512];
-    path_in(path, sizeof path, name);
+    tu_path(path, sizeof path, name);
     return tu_read_file(path, len);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(workdir, sizeof workdir, "%s/cavegen-batch-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    return mkdtemp(workdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", workdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-/* Empties workdir between cases. */
-static void clean(void)
-{
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "cd '%s' && rm -rf -- * .[!.]*", workdir);
-    assert_int_equal(system(cmd), 0);
 }
 
 /* ------------------------------------------------------------ batches */
@@ -160,11 +71,11 @@ static void clean(void)
 static void map_i_of_a_batch_is_the_map_of_seed_plus_i(void **state)
 {
     (void)state;
-    clean();
-    run_result r = RUN("--preset", "type2", "--seed", "42", "-n", "10", "-o", "out/%02d.txt");
+    tu_workdir_empty();
+    tu_result r = RUN("--preset", "type2", "--seed", "42", "-n", "10", "-o", "out/%02d.txt");
     assert_ok(&r);
     assert_string_equal(r.err, "");
-    run_free(&r);
+    tu_result_free(&r);
     for (int i = 0; i < 10; i++) {
         char name[32];
         size_t len = 0, want_len = 0;
@@ -180,7 +91,7 @@ static void map_i_of_a_batch_is_the_map_of_seed_plus_i(void **state)
     }
     /* Only the ten maps: no temporary file is left. */
     char dir[300];
-    path_in(dir, sizeof dir, "out");
+    tu_path(dir, sizeof dir, "out");
     DIR *d = opendir(dir);
     assert_non_null(d);
     int n = 0;
@@ -194,10 +105,10 @@ static void map_i_of_a_batch_is_the_map_of_seed_plus_i(void **state)
 static void seeds_wrap_around(void **state)
 {
     (void)state;
-    clean();
-    run_result r = RUN("-p", "type3", "-s", "18446744073709551615", "-n", "2", "-o", "m%d.txt");
+    tu_workdir_empty();
+    tu_result r = RUN("-p", "type3", "-s", "18446744073709551615", "-n", "2", "-o", "m%d.txt");
     assert_ok(&r);
-    run_free(&r);
+    tu_result_free(&r);
     size_t a = 0, b = 0;
     char *got = file_in("m1.txt", &a);
     char *want = single("type3", 0, &b);
@@ -212,9 +123,9 @@ static void seeds_wrap_around(void **state)
 static void the_stream_holds_every_map_a_blank_line_apart(void **state)
 {
     (void)state;
-    run_result r = RUN("-p", "type1", "-s", "7", "-n", "4", "--size", "33x9");
+    tu_result r = RUN("-p", "type1", "-s", "7", "-n", "4", "--size", "33x9");
     assert_ok(&r);
-    run_result r2 = RUN("-p", "type1", "-s", "7", "-n", "4", "--size", "33x9", "-o", "-");
+    tu_result r2 = RUN("-p", "type1", "-s", "7", "-n", "4", "--size", "33x9", "-o", "-");
     assert_ok(&r2);
     assert_int_equal(r.outlen, r2.outlen);
     assert_memory_equal(r.out, r2.out, r.outlen);
@@ -222,35 +133,35 @@ static void the_stream_holds_every_map_a_blank_line_apart(void **state)
     for (int i = 0; i < 4; i++) {
         char s[16];
         snprintf(s, sizeof s, "%d", 7 + i);
-        run_result one = RUN("-p", "type1", "-s", s, "--size", "33x9");
+        tu_result one = RUN("-p", "type1", "-s", s, "--size", "33x9");
         assert_ok(&one);
         assert_memory_equal(p, one.out, one.outlen);
         p += one.outlen;
         if (i < 3)
             assert_int_equal(*p++, '\n');
-        run_free(&one);
+        tu_result_free(&one);
     }
     assert_ptr_equal(p, r.out + r.outlen);
-    run_free(&r);
-    run_free(&r2);
+    tu_result_free(&r);
+    tu_result_free(&r2);
 }
 
 /* Without --seed: one seed drawn and reported, map i with drawn + i. */
 static void a_drawn_seed_is_reported_once_and_numbers_the_maps(void **state)
 {
     (void)state;
-    run_result r = RUN("-p", "type2", "-n", "3", "--size", "20x10");
+    tu_result r = RUN("-p", "type2", "-n", "3", "--size", "20x10");
     assert_ok(&r);
     uint64_t seed = 0;
     assert_int_equal(sscanf(r.err, "cavegen: seed %" SCNu64, &seed), 1);
     assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
     char s[32];
     snprintf(s, sizeof s, "%" PRIu64, seed + 2);
-    run_result last = RUN("-p", "type2", "-s", s, "--size", "20x10");
+    tu_result last = RUN("-p", "type2", "-s", s, "--size", "20x10");
     assert_ok(&last);
     assert_memory_equal(r.out + r.outlen - last.outlen, last.out, last.outlen);
-    run_free(&r);
-    run_free(&last);
+    tu_result_free(&r);
+    tu_result_free(&last);
 }
 
 /* --stats: one line per map, in map order, starting with its index; -j
@@ -258,7 +169,7 @@ static void a_drawn_seed_is_reported_once_and_numbers_the_maps(void **state)
 static void stats_come_one_line_per_map_in_order(void **state)
 {
     (void)state;
-    run_result t = RUN("-p", "level", "-s", "100", "-n", "40", "--stats", "-j", "4", "-o", "-");
+    tu_result t = RUN("-p", "level", "-s", "100", "-n", "40", "--stats", "-j", "4", "-o", "-");
     assert_ok(&t);
     const char *line = t.err;
     for (int i = 0; i < 40; i++) {
@@ -275,7 +186,7 @@ static void stats_come_one_line_per_map_in_order(void **state)
         line = nl + 1;
     }
     assert_string_equal(line, "");
-    run_result j = RUN("-p", "level", "-s", "100", "-n", "40", "--stats=json", "-j", "1", "-o",
+    tu_result j = RUN("-p", "level", "-s", "100", "-n", "40", "--stats=json", "-j", "1", "-o",
                        "-");
     assert_ok(&j);
     assert_int_equal(j.outlen, t.outlen);
@@ -288,11 +199,11 @@ static void stats_come_one_line_per_map_in_order(void **state)
             fail_msg("json line %d: %.60s", i, line);
         line = strchr(line, '\n') + 1;
     }
-    run_free(&t);
-    run_free(&j);
+    tu_result_free(&t);
+    tu_result_free(&j);
 }
 
-/* SPEC 4: output identical for any -j, files and stream alike. */
+/* docs/determinism.md: output identical for any -j, files and stream alike. */
 static void jobs_never_change_the_output(void **state)
 {
     (void)state;
@@ -300,7 +211,7 @@ static void jobs_never_change_the_output(void **state)
     char *first = NULL;
     size_t first_len = 0;
     for (size_t k = 0; k < 4; k++) {
-        run_result r = RUN("-p", "type4", "-s", "5", "-n", "300", "--size", "61x23", "-j",
+        tu_result r = RUN("-p", "type4", "-s", "5", "-n", "300", "--size", "61x23", "-j",
                            jobs[k]);
         assert_ok(&r);
         if (!first) {
@@ -311,18 +222,18 @@ static void jobs_never_change_the_output(void **state)
         }
         assert_int_equal(r.outlen, first_len);
         assert_memory_equal(r.out, first, first_len);
-        run_free(&r);
+        tu_result_free(&r);
     }
     free(first);
 
-    clean();
+    tu_workdir_empty();
     /* Images: PNG, or PBM in a build without PNG (CAVEGEN_PNG=OFF). */
     const char *image = tu_image_ext();
     char pa[32], pb[32];
     snprintf(pa, sizeof pa, "a/%%d.%s", image);
     snprintf(pb, sizeof pb, "b/%%d.%s", image);
-    run_result a = RUN("-p", "classic", "-s", "9", "-n", "12", "-j", "1", "-o", pa);
-    run_result b = RUN("-p", "classic", "-s", "9", "-n", "12", "-j", "8", "-o", pb);
+    tu_result a = RUN("-p", "classic", "-s", "9", "-n", "12", "-j", "1", "-o", pa);
+    tu_result b = RUN("-p", "classic", "-s", "9", "-n", "12", "-j", "8", "-o", pb);
     assert_ok(&a);
     assert_ok(&b);
     for (int i = 0; i < 12; i++) {
@@ -338,8 +249,8 @@ static void jobs_never_change_the_output(void **state)
         free(fa);
         free(fb);
     }
-    run_free(&a);
-    run_free(&b);
+    tu_result_free(&a);
+    tu_result_free(&b);
 }
 
 /* One big map splits its passes among the threads: same bytes. */
@@ -348,14 +259,14 @@ static void one_big_map_is_the_same_on_any_number_of_threads(void **state)
     (void)state;
     static const char *const presets[] = {"type1", "classic", "level"};
     for (size_t p = 0; p < 3; p++) {
-        run_result a = RUN("-p", presets[p], "-s", "3", "--size", "1500x1400", "-j", "1");
-        run_result b = RUN("-p", presets[p], "-s", "3", "--size", "1500x1400", "-j", "3");
+        tu_result a = RUN("-p", presets[p], "-s", "3", "--size", "1500x1400", "-j", "1");
+        tu_result b = RUN("-p", presets[p], "-s", "3", "--size", "1500x1400", "-j", "3");
         assert_ok(&a);
         assert_ok(&b);
         assert_int_equal(a.outlen, b.outlen);
         assert_memory_equal(a.out, b.out, a.outlen);
-        run_free(&a);
-        run_free(&b);
+        tu_result_free(&a);
+        tu_result_free(&b);
     }
 }
 
@@ -374,11 +285,11 @@ static void patterns_and_their_errors(void **state)
         {"100%%-%d.txt", "100%-0.txt", "100%-10.txt"},
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
-        clean();
-        run_result r = RUN("-p", "type2", "-s", "1", "--size", "9x9", "-n", "11", "-o",
+        tu_workdir_empty();
+        tu_result r = RUN("-p", "type2", "-s", "1", "--size", "9x9", "-n", "11", "-o",
                            good[i].pattern);
         assert_ok(&r);
-        run_free(&r);
+        tu_result_free(&r);
         size_t len;
         char *a = file_in(good[i].first, &len), *b = file_in(good[i].last, &len);
         if (!a || !b)
@@ -395,25 +306,25 @@ static void patterns_and_their_errors(void **state)
         {"%*d.txt", "'%'"},          {"50%.txt", "'%'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        run_result r = RUN("-s", "1", "-n", "2", "-o", bad[i].pattern);
+        tu_result r = RUN("-s", "1", "-n", "2", "-o", bad[i].pattern);
         assert_usage_error(&r, bad[i].needle);
-        run_free(&r);
+        tu_result_free(&r);
     }
     /* A batch on stdout must be text; PNG maps go to files. */
-    run_result r = RUN("-s", "1", "-n", "2", "-f", "png");
+    tu_result r = RUN("-s", "1", "-n", "2", "-f", "png");
     assert_usage_error(&r, "must be text");
-    run_free(&r);
+    tu_result_free(&r);
     r = RUN("-s", "1", "-n", "0");
     assert_usage_error(&r, "--count");
-    run_free(&r);
+    tu_result_free(&r);
     r = RUN("-s", "1", "-j", "-1");
     assert_usage_error(&r, "--jobs");
-    run_free(&r);
+    tu_result_free(&r);
     /* Without -n the name is a name, '%' and all. */
-    clean();
+    tu_workdir_empty();
     r = RUN("-s", "1", "--size", "5x5", "-o", "50%.txt");
     assert_ok(&r);
-    run_free(&r);
+    tu_result_free(&r);
     size_t len;
     char *f = file_in("50%.txt", &len);
     assert_non_null(f);
@@ -458,10 +369,10 @@ static void the_pattern_formatter_agrees_with_printf(void **state)
 static void no_progress_bar_off_a_terminal(void **state)
 {
     (void)state;
-    run_result r = RUN("-s", "1", "-n", "50", "--size", "30x20", "-o", "-");
+    tu_result r = RUN("-s", "1", "-n", "50", "--size", "30x20", "-o", "-");
     assert_ok(&r);
     assert_string_equal(r.err, "");
-    run_free(&r);
+    tu_result_free(&r);
 }
 
 /* On a terminal: a bar with a rate and an ETA, erased at the end. */
@@ -476,19 +387,11 @@ static void a_progress_bar_on_a_terminal(void **state)
     }
     char slave[128];
     snprintf(slave, sizeof slave, "%s", ptsname(master));
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fe = open(slave, O_RDWR);
-        int fo = open("/dev/null", O_WRONLY);
-        if (fe < 0 || fo < 0)
-            _exit(127);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        execl(CAVEGEN_EXE, CAVEGEN_EXE, "-s", "1", "-n", "3000", "--size", "40x20", "-o", "-",
-              (char *)NULL);
-        _exit(127);
-    }
+    /* stderr on the terminal (tu_start closes its own copy, so the reads
+     * below end when the child closes it), stdout to /dev/null. */
+    tu_cmd on_terminal = {.stdout_path = "/dev/null", .stderr_path = slave};
+    tu_child c = tu_start(&on_terminal, CAVEGEN_EXE,
+                          ARGS("-s", "1", "-n", "3000", "--size", "40x20", "-o", "-"));
     char buf[1 << 16];
     size_t n = 0;
     for (;;) {
@@ -500,10 +403,10 @@ static void a_progress_bar_on_a_terminal(void **state)
             n = 0; /* keep reading; the end is what matters */
     }
     buf[n] = '\0';
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
+    tu_result r = tu_finish(&c);
     close(master);
-    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(r.status, 0);
+    tu_result_free(&r);
     /* The last draw shows every map, then the line is erased. */
     if (!strstr(buf, "3000/3000 maps") || !strstr(buf, "maps/s") || !strstr(buf, "ETA"))
         fail_msg("no bar in '%s'", buf);
@@ -518,12 +421,12 @@ static void an_interrupted_batch_leaves_complete_files_only(void **state)
     (void)state;
     static const int sigs[] = {SIGINT, SIGTERM};
     for (size_t s = 0; s < 2; s++) {
-        clean();
-        pid_t pid = start(ARGS("-p", "type1", "-s", "500", "-n", "100000", "--size", "300x200",
-                               "-j", "2", "-o", "w/%06d.txt"));
+        tu_workdir_empty();
+        tu_child c = START("-p", "type1", "-s", "500", "-n", "100000", "--size", "300x200", "-j",
+                           "2", "-o", "w/%06d.txt");
         /* Wait for a few maps, then interrupt. */
         char dir[300];
-        path_in(dir, sizeof dir, "w");
+        tu_path(dir, sizeof dir, "w");
         for (int tries = 0; tries < 2000; tries++) {
             DIR *d = opendir(dir);
             int n = 0;
@@ -537,10 +440,10 @@ static void an_interrupted_batch_leaves_complete_files_only(void **state)
             struct timespec ts = {0, 5 * 1000 * 1000};
             nanosleep(&ts, NULL);
         }
-        kill(pid, sigs[s]);
-        run_result r = finish(pid);
+        kill(c.pid, sigs[s]);
+        tu_result r = tu_finish(&c);
         assert_int_equal(r.status, 128 + sigs[s]);
-        run_free(&r);
+        tu_result_free(&r);
         DIR *d = opendir(dir);
         assert_non_null(d);
         int files = 0;
@@ -559,12 +462,12 @@ static void an_interrupted_batch_leaves_complete_files_only(void **state)
             snprintf(name, sizeof name, "w/%.200s", e->d_name);
             snprintf(s2, sizeof s2, "%u", 500 + idx);
             char *got = file_in(name, &len);
-            run_result one = RUN("-p", "type1", "-s", s2, "--size", "300x200");
+            tu_result one = RUN("-p", "type1", "-s", s2, "--size", "300x200");
             assert_ok(&one);
             assert_int_equal(len, one.outlen);
             assert_memory_equal(got, one.out, len);
             free(got);
-            run_free(&one);
+            tu_result_free(&one);
         }
         closedir(d);
         assert_true(files >= 5 && files < 100000);
@@ -580,9 +483,9 @@ static void chunks_of_the_tool_stitch(void **state)
     (void)state;
     static const char *const presets[] = {"type1", "type2", "type3", "type4"};
     for (size_t p = 0; p < 4; p++) {
-        run_result wide = RUN("-p", presets[p], "-s", "11", "--chunk", "-1,0", "--size", "50x20");
-        run_result left = RUN("-p", presets[p], "-s", "11", "--chunk", "-2,0", "--size", "25x20");
-        run_result right = RUN("-p", presets[p], "-s", "11", "--chunk", "-1,0", "--size", "25x20");
+        tu_result wide = RUN("-p", presets[p], "-s", "11", "--chunk", "-1,0", "--size", "50x20");
+        tu_result left = RUN("-p", presets[p], "-s", "11", "--chunk", "-2,0", "--size", "25x20");
+        tu_result right = RUN("-p", presets[p], "-s", "11", "--chunk", "-1,0", "--size", "25x20");
         assert_ok(&wide);
         assert_ok(&left);
         assert_ok(&right);
@@ -591,36 +494,36 @@ static void chunks_of_the_tool_stitch(void **state)
             assert_memory_equal(wide.out + y * 51, left.out + y * 26, 25);
             assert_memory_equal(wide.out + y * 51 + 25, right.out + y * 26, 25);
         }
-        run_free(&wide);
-        run_free(&left);
-        run_free(&right);
+        tu_result_free(&wide);
+        tu_result_free(&left);
+        tu_result_free(&right);
     }
 }
 
 static void chunk_errors_are_usage_errors(void **state)
 {
     (void)state;
-    run_result r = RUN("-p", "classic", "-s", "1", "--chunk", "0,0");
+    tu_result r = RUN("-p", "classic", "-s", "1", "--chunk", "0,0");
     assert_usage_error(&r, "'remove-floor' needs the whole map");
-    run_free(&r);
+    tu_result_free(&r);
     r = RUN("-s", "1", "--chunk", "0,0", "--reach", "3,3");
     assert_usage_error(&r, "'reach' needs the whole map");
-    run_free(&r);
+    tu_result_free(&r);
     r = RUN("-s", "1", "--chunk", "0,0", "-i", "-");
     assert_usage_error(&r, "--input");
-    run_free(&r);
+    tu_result_free(&r);
     static const char *const bad[] = {"1", "1,", ",1", "1,2,3", "a,b", "1, 2", "--1,2", "+1,2"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         r = RUN("-s", "1", "--chunk", bad[i]);
         assert_usage_error(&r, "is not CX,CY");
-        run_free(&r);
+        tu_result_free(&r);
     }
     r = RUN("-s", "1", "--chunk", "2147483648,0");
     assert_usage_error(&r, "must be in");
-    run_free(&r);
+    tu_result_free(&r);
     r = RUN("-s", "1", "--chunk", "-2147483647,2147483647", "--size", "4x4");
     assert_ok(&r);
-    run_free(&r);
+    tu_result_free(&r);
 }
 
 int main(void)
@@ -641,5 +544,5 @@ int main(void)
         cmocka_unit_test(chunks_of_the_tool_stitch),
         cmocka_unit_test(chunk_errors_are_usage_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tu_workdir_setup, tu_workdir_teardown);
 }

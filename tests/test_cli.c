@@ -1,6 +1,6 @@
 /* test_cli.c - the cavegen executable end to end: exit codes, messages,
- * determinism, pipes, atomic output (SPEC 6, 7). Each case runs the built
- * binary (CAVEGEN_EXE) with files for stdin, stdout and stderr. */
+ * determinism, pipes, atomic output (docs/cli.md, docs/testing.md). Each case runs the built
+ * binary (CAVEGEN_EXE) through tu_exec (testutil.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,86 +10,24 @@
 
 #include "testutil.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-typedef struct run_result {
-    int status; /* exit code, or 128 + signal */
-    char *out;
-    size_t outlen;
-    char *err;
-} run_result;
-
-static char workdir[256];
-
-static void write_file(const char *path, const char *text)
+/* Runs cavegen in the work folder with args and stdin_text (NULL: empty). */
+static tu_result run_v(const char *stdin_text, const char *const *args)
 {
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(text, 1, strlen(text), f), strlen(text));
-    assert_int_equal(fclose(f), 0);
+    tu_cmd cmd = {.dir = tu_workdir, .stdin_text = stdin_text ? stdin_text : ""};
+    return tu_exec(&cmd, CAVEGEN_EXE, args);
 }
 
-static void path_in(char *buf, size_t cap, const char *name)
-{
-    snprintf(buf, cap, "%s/%s", workdir, name);
-}
-
-/* Runs cavegen with args (NULL-terminated) and stdin_text (NULL: empty). */
-static run_result run_v(const char *stdin_text, const char *const *args)
-{
-    char in[300], out[300], err[300];
-    path_in(in, sizeof in, ".stdin");
-    path_in(out, sizeof out, ".stdout");
-    path_in(err, sizeof err, ".stderr");
-    write_file(in, stdin_text ? stdin_text : "");
-    const char *argv[64];
-    size_t n = 0;
-    argv[n++] = CAVEGEN_EXE;
-    for (; args[n - 1] && n < 63; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fi = open(in, O_RDONLY), fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644),
-            fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fi < 0 || fo < 0 || fe < 0 || chdir(workdir) != 0)
-            _exit(127);
-        dup2(fi, 0);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        execv(CAVEGEN_EXE, (char *const *)argv);
-        _exit(127);
-    }
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    run_result r;
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = tu_read_file(out, &r.outlen);
-    r.err = tu_read_file(err, NULL);
-    assert_non_null(r.out);
-    assert_non_null(r.err);
-    return r;
-}
-
-#define RUN(stdin_text, ...) run_v(stdin_text, (const char *const[]){__VA_ARGS__, NULL})
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
-}
+#define RUN(stdin_text, ...) run_v(stdin_text, TU_ARGS(__VA_ARGS__))
 
 /* stderr is exactly one "cavegen: " message line, optionally followed by
  * the pointer to --help, and contains needle. */
-static void assert_one_message(const run_result *r, const char *needle)
+static void assert_one_message(const tu_result *r, const char *needle)
 {
     if (strncmp(r->err, "cavegen: ", 9) != 0 || !strstr(r->err, needle))
         fail_msg("stderr %s lacks 'cavegen: ...%s'", r->err, needle);
@@ -99,48 +37,13 @@ static void assert_one_message(const run_result *r, const char *needle)
         fail_msg("more than one message line: %s", r->err);
 }
 
-/* The names in the work directory, other than the harness's own files,
- * joined by spaces. */
-static void list_dir(const char *dir, char *buf, size_t cap)
-{
-    DIR *d = opendir(dir);
-    assert_non_null(d);
-    buf[0] = '\0';
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-            !strcmp(e->d_name, ".stdin") || !strcmp(e->d_name, ".stdout") ||
-            !strcmp(e->d_name, ".stderr"))
-            continue;
-        strncat(buf, e->d_name, cap - strlen(buf) - 2);
-        strncat(buf, " ", cap - strlen(buf) - 1);
-    }
-    closedir(d);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(workdir, sizeof workdir, "%s/cavegen-cli-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    return mkdtemp(workdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", workdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 /* ------------------------------------------------------------------ */
 
 static void type2_seed42_prints_a_walled_80x50_map_every_time(void **state)
 {
     (void)state;
-    run_result a = RUN(NULL, "--preset", "type2", "--seed", "42");
-    run_result b = RUN(NULL, "--preset", "type2", "--seed", "42");
+    tu_result a = RUN(NULL, "--preset", "type2", "--seed", "42");
+    tu_result b = RUN(NULL, "--preset", "type2", "--seed", "42");
     assert_int_equal(a.status, 0);
     assert_string_equal(a.err, "");
     assert_int_equal(a.outlen, 81 * 50);
@@ -164,74 +67,74 @@ static void type2_seed42_prints_a_walled_80x50_map_every_time(void **state)
     assert_int_equal(glen, a.outlen);
     assert_memory_equal(g, a.out, glen);
     free(g);
-    run_free(&a);
-    run_free(&b);
+    tu_result_free(&a);
+    tu_result_free(&b);
 }
 
 static void default_pipeline_is_type2(void **state)
 {
     (void)state;
-    run_result a = RUN(NULL, "--seed", "42");
-    run_result b = RUN(NULL, "-p", "type2", "-s", "42");
+    tu_result a = RUN(NULL, "--seed", "42");
+    tu_result b = RUN(NULL, "-p", "type2", "-s", "42");
     assert_int_equal(a.status, 0);
     assert_int_equal(a.outlen, b.outlen);
     assert_memory_equal(a.out, b.out, a.outlen);
-    run_free(&a);
-    run_free(&b);
+    tu_result_free(&a);
+    tu_result_free(&b);
 }
 
 static void piping_composes_with_the_preset(void **state)
 {
     (void)state;
-    run_result first = RUN(NULL, "--seed", "7", "--fill", "45", "--generations", "5:5,-1");
+    tu_result first = RUN(NULL, "--seed", "7", "--fill", "45", "--generations", "5:5,-1");
     assert_int_equal(first.status, 0);
-    run_result second = RUN(first.out, "-i", "-", "--generations", "1:5,0");
-    run_result whole = RUN(NULL, "--preset", "type2", "--seed", "7");
+    tu_result second = RUN(first.out, "-i", "-", "--generations", "1:5,0");
+    tu_result whole = RUN(NULL, "--preset", "type2", "--seed", "7");
     assert_int_equal(second.status, 0);
     assert_int_equal(second.outlen, whole.outlen);
     assert_memory_equal(second.out, whole.out, whole.outlen);
-    run_free(&first);
-    run_free(&second);
-    run_free(&whole);
+    tu_result_free(&first);
+    tu_result_free(&second);
+    tu_result_free(&whole);
 }
 
 static void step_options_append_after_the_preset(void **state)
 {
     (void)state;
     char preset[300];
-    path_in(preset, sizeof preset, "p.preset");
-    write_file(preset, "# p - test\nfill 45\ngenerations 5 r1=5 r2=-1\n");
-    run_result a = RUN(NULL, "-p", preset, "-s", "3", "--step", "generations 1 r1=5 r2=0");
-    run_result b = RUN(NULL, "-p", "type2", "-s", "3");
+    tu_path(preset, sizeof preset, "p.preset");
+    tu_write_text(preset, "# p - test\nfill 45\ngenerations 5 r1=5 r2=-1\n");
+    tu_result a = RUN(NULL, "-p", preset, "-s", "3", "--step", "generations 1 r1=5 r2=0");
+    tu_result b = RUN(NULL, "-p", "type2", "-s", "3");
     assert_int_equal(a.status, 0);
     assert_int_equal(a.outlen, b.outlen);
     assert_memory_equal(a.out, b.out, a.outlen);
-    run_free(&a);
-    run_free(&b);
+    tu_result_free(&a);
+    tu_result_free(&b);
     unlink(preset);
 }
 
 static void size_options_set_the_map_size(void **state)
 {
     (void)state;
-    run_result a = RUN(NULL, "-s", "1", "-W", "65", "-H", "3");
+    tu_result a = RUN(NULL, "-s", "1", "-W", "65", "-H", "3");
     assert_int_equal(a.status, 0);
     assert_int_equal(a.outlen, 66 * 3);
-    run_free(&a);
-    run_result b = RUN(NULL, "-s", "1", "--size", "1x7");
+    tu_result_free(&a);
+    tu_result b = RUN(NULL, "-s", "1", "--size", "1x7");
     assert_int_equal(b.status, 0);
     assert_string_equal(b.out, "#\n#\n#\n#\n#\n#\n#\n");
-    run_free(&b);
+    tu_result_free(&b);
 }
 
 static void png_output_is_a_png_and_no_temporary_is_left(void **state)
 {
     (void)state;
     TU_REQUIRE_PNG(); /* test_png_support.c: the build without it */
-    run_result a = RUN(NULL, "-p", "type3", "-s", "42", "-o", "cave.png");
+    tu_result a = RUN(NULL, "-p", "type3", "-s", "42", "-o", "cave.png");
     assert_int_equal(a.status, 0);
     char path[300];
-    path_in(path, sizeof path, "cave.png");
+    tu_path(path, sizeof path, "cave.png");
     size_t len;
     char *png = tu_read_file(path, &len);
     assert_non_null(png);
@@ -239,10 +142,10 @@ static void png_output_is_a_png_and_no_temporary_is_left(void **state)
     assert_memory_equal(png, "\x89PNG\r\n\x1a\n", 8);
     free(png);
     char names[1000];
-    list_dir(workdir, names, sizeof names);
+    tu_list_dir(tu_workdir, NULL, names, sizeof names);
     assert_string_equal(names, "cave.png ");
     unlink(path);
-    run_free(&a);
+    tu_result_free(&a);
 }
 
 static void format_follows_the_extension_and_the_flag(void **state)
@@ -250,13 +153,13 @@ static void format_follows_the_extension_and_the_flag(void **state)
     (void)state;
     /* A build without PNG (CAVEGEN_PNG=OFF) checks the flag with PBM. */
     const char *image = tu_image_ext();
-    run_result a = RUN(NULL, "-s", "1", "-o", "m.txt");
-    run_result b = RUN(NULL, "-s", "1", "-f", image, "-o", "m.dat");
-    run_result c = RUN(NULL, "-s", "1");
+    tu_result a = RUN(NULL, "-s", "1", "-o", "m.txt");
+    tu_result b = RUN(NULL, "-s", "1", "-f", image, "-o", "m.dat");
+    tu_result c = RUN(NULL, "-s", "1");
     assert_int_equal(a.status, 0);
     assert_int_equal(b.status, 0);
     char path[300];
-    path_in(path, sizeof path, "m.txt");
+    tu_path(path, sizeof path, "m.txt");
     size_t len;
     char *txt = tu_read_file(path, &len);
     assert_non_null(txt);
@@ -264,33 +167,33 @@ static void format_follows_the_extension_and_the_flag(void **state)
     assert_memory_equal(txt, c.out, len);
     free(txt);
     unlink(path);
-    path_in(path, sizeof path, "m.dat");
+    tu_path(path, sizeof path, "m.dat");
     char *png = tu_read_file(path, &len);
     assert_non_null(png);
     const char *magic = strcmp(image, "png") == 0 ? "\x89PNG" : "P4\n";
     assert_memory_equal(png, magic, strlen(magic));
     free(png);
     unlink(path);
-    run_free(&a);
-    run_free(&b);
-    run_free(&c);
+    tu_result_free(&a);
+    tu_result_free(&b);
+    tu_result_free(&c);
 }
 
 static void input_map_is_converted_without_a_seed_report(void **state)
 {
     (void)state;
     const char *map = "#####\n#.<.#\n#...#\n#####\n";
-    run_result a = RUN(map, "-i", "-");
+    tu_result a = RUN(map, "-i", "-");
     assert_int_equal(a.status, 0);
     assert_string_equal(a.out, map);
     assert_string_equal(a.err, "");
-    run_free(&a);
+    tu_result_free(&a);
 }
 
 static void a_drawn_seed_is_reported_unless_quiet(void **state)
 {
     (void)state;
-    run_result a = RUN(NULL, "-W", "10", "-H", "5");
+    tu_result a = RUN(NULL, "-W", "10", "-H", "5");
     assert_int_equal(a.status, 0);
     assert_true(strncmp(a.err, "cavegen: seed ", 14) == 0);
     /* The reported seed reproduces the map. */
@@ -299,28 +202,28 @@ static void a_drawn_seed_is_reported_unless_quiet(void **state)
     assert_true(n < sizeof seed);
     memcpy(seed, a.err + 14, n);
     seed[n] = '\0';
-    run_result b = RUN(NULL, "-W", "10", "-H", "5", "-s", seed);
+    tu_result b = RUN(NULL, "-W", "10", "-H", "5", "-s", seed);
     assert_string_equal(a.out, b.out);
-    run_result q = RUN(NULL, "-q", "-W", "10", "-H", "5");
+    tu_result q = RUN(NULL, "-q", "-W", "10", "-H", "5");
     assert_int_equal(q.status, 0);
     assert_string_equal(q.err, "");
-    run_free(&a);
-    run_free(&b);
-    run_free(&q);
+    tu_result_free(&a);
+    tu_result_free(&b);
+    tu_result_free(&q);
 }
 
 static void preset_listing_and_showing(void **state)
 {
     (void)state;
-    run_result a = RUN(NULL, "--list-presets");
+    tu_result a = RUN(NULL, "--list-presets");
     assert_int_equal(a.status, 0);
     for (int i = 1; i <= 4; i++) {
         char name[8];
         snprintf(name, sizeof name, "type%d", i);
         assert_non_null(strstr(a.out, name));
     }
-    run_free(&a);
-    run_result b = RUN(NULL, "--show-preset", "type2");
+    tu_result_free(&a);
+    tu_result b = RUN(NULL, "--show-preset", "type2");
     assert_int_equal(b.status, 0);
     char path[400];
     snprintf(path, sizeof path, "%s/../presets/type2.preset", CG_TEST_DIR);
@@ -328,28 +231,28 @@ static void preset_listing_and_showing(void **state)
     assert_non_null(text);
     assert_string_equal(b.out, text);
     free(text);
-    run_free(&b);
-    run_result c = RUN(NULL, "--show-preset", "nope");
+    tu_result_free(&b);
+    tu_result c = RUN(NULL, "--show-preset", "nope");
     assert_int_equal(c.status, 2);
     assert_one_message(&c, "nope");
-    run_free(&c);
+    tu_result_free(&c);
 }
 
 static void help_and_version_go_to_stdout(void **state)
 {
     (void)state;
-    run_result h = RUN(NULL, "--help");
+    tu_result h = RUN(NULL, "--help");
     assert_int_equal(h.status, 0);
     assert_non_null(strstr(h.out, "--preset"));
     assert_non_null(strstr(h.out, "--generations"));
     assert_string_equal(h.err, "");
-    run_result v = RUN(NULL, "-V");
+    tu_result v = RUN(NULL, "-V");
     assert_int_equal(v.status, 0);
     char want[64];
     snprintf(want, sizeof want, "cavegen %s\n", cg_version_string());
     assert_string_equal(v.out, want);
-    run_free(&h);
-    run_free(&v);
+    tu_result_free(&h);
+    tu_result_free(&v);
 }
 
 /* Usage errors: exit 2, one message naming the problem, nothing on stdout. */
@@ -385,12 +288,12 @@ static void usage_errors_exit_2_with_one_message(void **state)
         {{"-s"}, "s"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        run_result r = run_v("#\n", cases[i].args);
+        tu_result r = run_v("#\n", cases[i].args);
         if (r.status != 2)
             fail_msg("case %zu (%s): exit %d, stderr %s", i, cases[i].args[0], r.status, r.err);
         assert_one_message(&r, cases[i].needle);
         assert_int_equal(r.outlen, 0);
-        run_free(&r);
+        tu_result_free(&r);
     }
 }
 
@@ -398,29 +301,29 @@ static void bad_files_exit_1_with_their_position(void **state)
 {
     (void)state;
     char map[300], preset[300];
-    path_in(map, sizeof map, "ragged.txt");
-    write_file(map, "####\n#..#\n#.#\n####\n");
-    run_result a = RUN(NULL, "-i", map);
+    tu_path(map, sizeof map, "ragged.txt");
+    tu_write_text(map, "####\n#..#\n#.#\n####\n");
+    tu_result a = RUN(NULL, "-i", map);
     assert_int_equal(a.status, 1);
     assert_one_message(&a, "ragged.txt:3:4:");
-    run_free(&a);
+    tu_result_free(&a);
 
-    run_result b = RUN("##\n#Q\n", "-i", "-");
+    tu_result b = RUN("##\n#Q\n", "-i", "-");
     assert_int_equal(b.status, 1);
     assert_one_message(&b, ":2:2:");
-    run_free(&b);
+    tu_result_free(&b);
 
-    path_in(preset, sizeof preset, "bad.preset");
-    write_file(preset, "# bad\nfill 45\n\ngenerations 5 r1=12 r2=0\n");
-    run_result c = RUN(NULL, "-p", preset);
+    tu_path(preset, sizeof preset, "bad.preset");
+    tu_write_text(preset, "# bad\nfill 45\n\ngenerations 5 r1=12 r2=0\n");
+    tu_result c = RUN(NULL, "-p", preset);
     assert_int_equal(c.status, 1);
     assert_one_message(&c, "bad.preset:4:18: r1");
-    run_free(&c);
+    tu_result_free(&c);
 
-    run_result d = RUN(NULL, "-i", "no-such-file.txt");
+    tu_result d = RUN(NULL, "-i", "no-such-file.txt");
     assert_int_equal(d.status, 1);
     assert_one_message(&d, "no-such-file.txt");
-    run_free(&d);
+    tu_result_free(&d);
     unlink(map);
     unlink(preset);
 }
@@ -431,43 +334,43 @@ static void failed_writes_leave_no_file_and_keep_the_old_one(void **state)
     /* A missing folder. */
     char missing[64];
     snprintf(missing, sizeof missing, "missing/dir/cave.%s", tu_image_ext());
-    run_result a = RUN(NULL, "-s", "1", "-o", missing);
+    tu_result a = RUN(NULL, "-s", "1", "-o", missing);
     assert_int_equal(a.status, 1);
     assert_one_message(&a, missing);
-    run_free(&a);
+    tu_result_free(&a);
 
     /* A folder as the output. */
     char dir[300];
-    path_in(dir, sizeof dir, "adir");
+    tu_path(dir, sizeof dir, "adir");
     assert_int_equal(mkdir(dir, 0755), 0);
-    run_result b = RUN(NULL, "-s", "1", "-o", "adir");
+    tu_result b = RUN(NULL, "-s", "1", "-o", "adir");
     assert_int_equal(b.status, 1);
     assert_one_message(&b, "adir");
-    run_free(&b);
+    tu_result_free(&b);
     rmdir(dir);
 
     /* An existing file survives a run that fails. */
     char keep[300];
-    path_in(keep, sizeof keep, "keep.txt");
-    write_file(keep, "precious\n");
-    run_result c = RUN("#\n##\n", "-i", "-", "-o", "keep.txt");
+    tu_path(keep, sizeof keep, "keep.txt");
+    tu_write_text(keep, "precious\n");
+    tu_result c = RUN("#\n##\n", "-i", "-", "-o", "keep.txt");
     assert_int_equal(c.status, 1);
     char *text = tu_read_file(keep, NULL);
     assert_string_equal(text, "precious\n");
     free(text);
-    run_free(&c);
+    tu_result_free(&c);
 
     /* ... and is replaced whole by one that succeeds. */
-    run_result d = RUN("#.#\n", "-i", "-", "-o", "keep.txt");
+    tu_result d = RUN("#.#\n", "-i", "-", "-o", "keep.txt");
     assert_int_equal(d.status, 0);
     text = tu_read_file(keep, NULL);
     assert_string_equal(text, "#.#\n");
     free(text);
-    run_free(&d);
+    tu_result_free(&d);
     unlink(keep);
 
     char names[1000];
-    list_dir(workdir, names, sizeof names);
+    tu_list_dir(tu_workdir, NULL, names, sizeof names);
     assert_string_equal(names, "");
 }
 
@@ -493,10 +396,10 @@ static void generation_step_follows_the_seed_rule_on_a_map(void **state)
                          "#.....#\n"
                          "#######\n"
                          "#######\n";
-    run_result r = RUN(map, "-i", "-", "--step", "generations 1 r1=5 r2=-1");
+    tu_result r = RUN(map, "-i", "-", "--step", "generations 1 r1=5 r2=-1");
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, expect);
-    run_free(&r);
+    tu_result_free(&r);
 }
 
 /* ------------------------------------------- placement, attempts, stats */
@@ -513,7 +416,7 @@ static size_t count_char(const char *s, char c)
 static void stats_describe_the_written_map(void **state)
 {
     (void)state;
-    run_result a = RUN(NULL, "--preset", "type2", "--seed", "42", "--stats");
+    tu_result a = RUN(NULL, "--preset", "type2", "--seed", "42", "--stats");
     assert_int_equal(a.status, 0);
     assert_int_equal(a.outlen, 81 * 50);
     assert_true(strncmp(a.err, "size=80x50 floor=", 17) == 0);
@@ -533,9 +436,9 @@ static void stats_describe_the_written_map(void **state)
     assert_non_null(g);
     assert_string_equal(a.out, g);
     free(g);
-    run_free(&a);
+    tu_result_free(&a);
 
-    run_result j = RUN(NULL, "-p", "level", "-s", "42", "--stats=json", "-o", "level.txt");
+    tu_result j = RUN(NULL, "-p", "level", "-s", "42", "--stats=json", "-o", "level.txt");
     assert_int_equal(j.status, 0);
     assert_true(strncmp(j.err, "{\"width\":80,\"height\":50,\"floor\":", 32) == 0);
     assert_non_null(strstr(j.err, ",\"regions\":1,"));
@@ -544,14 +447,14 @@ static void stats_describe_the_written_map(void **state)
     assert_true(strcmp(j.err + strlen(j.err) - 3, "\"}\n") == 0);
     assert_int_equal(count_char(j.err, '\n'), 1);
     assert_null(strstr(j.err, "\"path\":-1"));
-    run_free(&j);
+    tu_result_free(&j);
     char written[300];
-    path_in(written, sizeof written, "level.txt");
+    tu_path(written, sizeof written, "level.txt");
     assert_int_equal(unlink(written), 0);
 }
 
 /* cavegen --preset level --seed 42 -o level.png: the same bytes every time,
- * with an entrance, an exit and points (SPEC 3.2, 5). */
+ * with an entrance, an exit and points (docs/placement.md, docs/formats.md). */
 static void level_preset_places_markers_the_same_every_time(void **state)
 {
     (void)state;
@@ -560,14 +463,14 @@ static void level_preset_places_markers_the_same_every_time(void **state)
     char na[16], nb[16];
     snprintf(na, sizeof na, "a.%s", image);
     snprintf(nb, sizeof nb, "b.%s", image);
-    run_result a = RUN(NULL, "--preset", "level", "--seed", "42", "-o", na);
-    run_result b = RUN(NULL, "--preset", "level", "--seed", "42", "-o", nb);
+    tu_result a = RUN(NULL, "--preset", "level", "--seed", "42", "-o", na);
+    tu_result b = RUN(NULL, "--preset", "level", "--seed", "42", "-o", nb);
     assert_int_equal(a.status, 0);
     assert_int_equal(b.status, 0);
     assert_string_equal(a.err, "");
     char pa[300], pb[300];
-    path_in(pa, sizeof pa, na);
-    path_in(pb, sizeof pb, nb);
+    tu_path(pa, sizeof pa, na);
+    tu_path(pb, sizeof pb, nb);
     size_t la, lb;
     char *da = tu_read_file(pa, &la), *db = tu_read_file(pb, &lb);
     assert_non_null(da);
@@ -580,20 +483,20 @@ static void level_preset_places_markers_the_same_every_time(void **state)
     free(db);
     unlink(pa);
     unlink(pb);
-    run_free(&a);
-    run_free(&b);
+    tu_result_free(&a);
+    tu_result_free(&b);
 
-    run_result t = RUN(NULL, "--preset", "level", "--seed", "42");
+    tu_result t = RUN(NULL, "--preset", "level", "--seed", "42");
     assert_int_equal(t.status, 0);
     assert_int_equal(count_char(t.out, '<'), 1);
     assert_int_equal(count_char(t.out, '>'), 1);
     assert_int_equal(count_char(t.out, '*'), 8);
     /* The ASCII map reads back with its markers. */
-    run_result back = RUN(t.out, "-i", "-");
+    tu_result back = RUN(t.out, "-i", "-");
     assert_int_equal(back.status, 0);
     assert_string_equal(back.out, t.out);
-    run_free(&back);
-    run_free(&t);
+    tu_result_free(&back);
+    tu_result_free(&t);
 }
 
 /* An impossible requirement: exit 1 after the attempts, one message naming
@@ -603,21 +506,21 @@ static void impossible_requirement_fails_without_an_output_file(void **state)
     (void)state;
     char out[16];
     snprintf(out, sizeof out, "out.%s", tu_image_ext());
-    run_result a = RUN(NULL, "-p", "level", "-s", "42", "--step", "require open>=99%",
+    tu_result a = RUN(NULL, "-p", "level", "-s", "42", "--step", "require open>=99%",
                        "--max-attempts", "5", "-o", out);
     assert_int_equal(a.status, 1);
     assert_one_message(&a, "require open>=99%: ");
     assert_one_message(&a, "(best of 5 attempts)");
     assert_int_equal(a.outlen, 0);
     char names[1000];
-    list_dir(workdir, names, sizeof names);
+    tu_list_dir(tu_workdir, NULL, names, sizeof names);
     assert_string_equal(names, "");
-    run_free(&a);
+    tu_result_free(&a);
 
     char keep[300];
-    path_in(keep, sizeof keep, "keep.txt");
-    write_file(keep, "old map\n");
-    run_result b = RUN(NULL, "-p", "level", "-s", "1", "--step", "require open>=99%", "-o",
+    tu_path(keep, sizeof keep, "keep.txt");
+    tu_write_text(keep, "old map\n");
+    tu_result b = RUN(NULL, "-p", "level", "-s", "1", "--step", "require open>=99%", "-o",
                        "keep.txt", "--stats");
     assert_int_equal(b.status, 1);
     assert_one_message(&b, "(best of 100 attempts)");
@@ -625,9 +528,9 @@ static void impossible_requirement_fails_without_an_output_file(void **state)
     assert_string_equal(old, "old map\n");
     free(old);
     unlink(keep);
-    list_dir(workdir, names, sizeof names);
+    tu_list_dir(tu_workdir, NULL, names, sizeof names);
     assert_string_equal(names, "");
-    run_free(&b);
+    tu_result_free(&b);
 }
 
 static void attempts_and_stats_options_are_checked(void **state)
@@ -648,25 +551,25 @@ static void attempts_and_stats_options_are_checked(void **state)
         {{"--step", "downscale 17"}, "1..16"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        run_result r = run_v(NULL, cases[i].args);
+        tu_result r = run_v(NULL, cases[i].args);
         if (r.status != 2)
             fail_msg("case %zu (%s): exit %d, stderr %s", i, cases[i].args[0], r.status, r.err);
         assert_one_message(&r, cases[i].needle);
-        run_free(&r);
+        tu_result_free(&r);
     }
     /* A later attempt's seed, reported by --stats, rebuilds the map at once. */
-    run_result a = RUN(NULL, "-p", "level", "-s", "42", "--stats");
+    tu_result a = RUN(NULL, "-p", "level", "-s", "42", "--stats");
     assert_int_equal(a.status, 0);
     const char *rs = strstr(a.err, "run_seed=");
     assert_non_null(rs);
     char seed[32];
     snprintf(seed, sizeof seed, "%.*s", (int)strcspn(rs + 9, "\n"), rs + 9);
-    run_result b = RUN(NULL, "-p", "level", "-s", seed, "--stats");
+    tu_result b = RUN(NULL, "-p", "level", "-s", seed, "--stats");
     assert_int_equal(b.status, 0);
     assert_string_equal(a.out, b.out);
     assert_non_null(strstr(b.err, " attempts=1 "));
-    run_free(&a);
-    run_free(&b);
+    tu_result_free(&a);
+    tu_result_free(&b);
 }
 
 static void reach_overlays_distances_on_an_input_map(void **state)
@@ -677,27 +580,27 @@ static void reach_overlays_distances_on_an_input_map(void **state)
                       "#.#x#.#\n"
                       "#.....#\n"
                       "#######\n";
-    run_result r = RUN(map, "-i", "-", "--reach", "1,1", "--moves", "3");
+    tu_result r = RUN(map, "-i", "-", "--reach", "1,1", "--moves", "3");
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "#######\n"
                                "#0123.#\n"
                                "#1#x#.#\n"
                                "#23...#\n"
                                "#######\n");
-    run_free(&r);
+    tu_result_free(&r);
     /* Two starts: the nearest counts; -f distances lists them. */
-    run_result c = RUN(map, "-i", "-", "--reach", "1,1", "--reach", "5,3", "-f", "distances");
+    tu_result c = RUN(map, "-i", "-", "--reach", "1,1", "--reach", "5,3", "-f", "distances");
     assert_int_equal(c.status, 0);
     assert_true(strncmp(c.out, "x,y,distance\n1,1,0\n2,1,1\n3,1,2\n4,1,3\n5,1,2\n", 43) == 0);
-    run_free(&c);
-    run_result bad = RUN(map, "-i", "-", "--reach", "0,0");
+    tu_result_free(&c);
+    tu_result bad = RUN(map, "-i", "-", "--reach", "0,0");
     assert_int_equal(bad.status, 1);
     assert_one_message(&bad, "0,0 is a wall");
-    run_free(&bad);
-    run_result blocked = RUN(map, "-i", "-", "--reach", "3,2");
+    tu_result_free(&bad);
+    tu_result blocked = RUN(map, "-i", "-", "--reach", "3,2");
     assert_int_equal(blocked.status, 1);
     assert_one_message(&blocked, "blocked");
-    run_free(&blocked);
+    tu_result_free(&blocked);
 }
 
 static void reach_options_are_checked_as_usage(void **state)
@@ -717,11 +620,11 @@ static void reach_options_are_checked_as_usage(void **state)
         {{"--reach", "1,1", "--reach", "2,1048576"}, "--reach '1,1;2,1048576': y must be"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        run_result r = run_v(NULL, cases[i].args);
+        tu_result r = run_v(NULL, cases[i].args);
         if (r.status != 2)
             fail_msg("case %zu: exit %d, stderr %s", i, r.status, r.err);
         assert_one_message(&r, cases[i].needle);
-        run_free(&r);
+        tu_result_free(&r);
     }
 }
 
@@ -750,5 +653,5 @@ int main(void)
         cmocka_unit_test(impossible_requirement_fails_without_an_output_file),
         cmocka_unit_test(attempts_and_stats_options_are_checked),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tu_workdir_setup, tu_workdir_teardown);
 }

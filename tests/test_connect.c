@@ -380,27 +380,14 @@ static void markers_survive_connect(void **state)
     cg_grid_free(g);
 }
 
-static void expect_parse_error(const char *text, int column, const char *needle)
-{
-    cg_pipeline *p = NULL;
-    cg_diag diag = {0};
-    assert_int_equal(cg_pipeline_new(&p), CG_OK);
-    assert_int_equal(cg_pipeline_parse(p, text, strlen(text), &diag), CG_EPARSE);
-    if (diag.line != 1 || diag.column != column || !strstr(diag.message, needle)) {
-        print_error("\"%s\": got %d:%d: %s\n", text, diag.line, diag.column, diag.message);
-        fail();
-    }
-    cg_pipeline_free(p);
-}
-
 static void bad_connect_options_are_rejected_with_their_column(void **state)
 {
     (void)state;
-    expect_parse_error("connect width=0", 15, "width must be an integer in 1..16");
-    expect_parse_error("connect width=17", 15, "width must be an integer in 1..16");
-    expect_parse_error("connect width=wide", 15, "width must be");
-    expect_parse_error("connect 2", 9, "unexpected");
-    expect_parse_error("connect min=2", 9, "no option");
+    tu_expect_parse_error("connect width=0", 15, "width must be an integer in 1..16");
+    tu_expect_parse_error("connect width=17", 15, "width must be an integer in 1..16");
+    tu_expect_parse_error("connect width=wide", 15, "width must be");
+    tu_expect_parse_error("connect 2", 9, "unexpected");
+    tu_expect_parse_error("connect min=2", 9, "no option");
 }
 
 int main(void)

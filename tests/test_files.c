@@ -21,7 +21,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
 #include <signal.h>
@@ -38,38 +37,11 @@
 #define OLD_TEXT "the old map\n"
 #define NOBODY 65534
 
-static char workdir[256];
-
 static void put_file(const char *dir, const char *name, const char *text)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    assert_int_equal(fclose(f), 0);
-}
-
-static void path_in(char *buf, size_t cap, const char *name)
-{
-    snprintf(buf, cap, "%s/%s", workdir, name);
-}
-
-/* The names in dir, sorted, joined by spaces. */
-static void list_dir(const char *dir, char *buf, size_t cap)
-{
-    struct dirent **names;
-    int n = scandir(dir, &names, NULL, alphasort);
-    assert_true(n >= 0);
-    buf[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        if (strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, "..")) {
-            strncat(buf, names[i]->d_name, cap - strlen(buf) - 2);
-            strncat(buf, " ", cap - strlen(buf) - 1);
-        }
-        free(names[i]);
-    }
-    free(names);
+    tu_write_text(path, text);
 }
 
 /* How the child is set up before exec. */
@@ -80,84 +52,54 @@ enum child_mode {
     CHILD_ROMOUNT /* in a mount namespace where ro_dir is a read-only bind */
 };
 
-typedef struct run_result {
-    int status; /* exit status, or 128 + signal */
-    char *err;
-} run_result;
-
 static const char *ro_dir; /* for CHILD_ROMOUNT */
 
-/* Starts the tool in workdir; stdout to stdout_path (NULL: .stdout). */
-static pid_t start(enum child_mode mode, const char *stdout_path, const char *const *args)
+/* In the child, before exec: the set-up of its mode (a child_mode). */
+static void set_up_child(const void *ctx)
 {
-    char out[512], err[512];
-    const char *argv[40];
-    size_t n = 0;
-    argv[n++] = CAVEGEN_EXE;
-    for (; args[n - 1] && n < 39; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    snprintf(out, sizeof out, "%s.stdout", workdir);
-    snprintf(err, sizeof err, "%s.stderr", workdir);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        int fo = open(stdout_path ? stdout_path : out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int fi = open("/dev/null", O_RDONLY);
-        if (fo < 0 || fe < 0 || fi < 0 || chdir(workdir) != 0)
+    enum child_mode mode = *(const enum child_mode *)ctx;
+    if (mode == CHILD_FSIZE) {
+        struct rlimit rl = {64 * 1024, 64 * 1024};
+        if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
             _exit(126);
-        dup2(fi, 0);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        if (mode == CHILD_FSIZE) {
-            struct rlimit rl = {64 * 1024, 64 * 1024};
-            if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
-                _exit(126);
-        } else if (mode == CHILD_NOBODY && geteuid() == 0) {
-            if (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
-                _exit(125);
-        } else if (mode == CHILD_ROMOUNT) {
-            if (unshare(CLONE_NEWNS) != 0 ||
-                mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-                mount(ro_dir, ro_dir, NULL, MS_BIND, NULL) != 0 ||
-                mount(NULL, ro_dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
-                _exit(125);
-        }
-        execv(CAVEGEN_EXE, (char *const *)argv);
-        _exit(127);
+    } else if (mode == CHILD_NOBODY && geteuid() == 0) {
+        if (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
+            _exit(125);
+    } else if (mode == CHILD_ROMOUNT) {
+        if (unshare(CLONE_NEWNS) != 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+            mount(ro_dir, ro_dir, NULL, MS_BIND, NULL) != 0 ||
+            mount(NULL, ro_dir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) != 0)
+            _exit(125);
     }
-    return pid;
 }
 
-static run_result finish(pid_t pid)
+/* Starts the tool in the work folder; stdout to stdout_path (NULL:
+ * captured). */
+static tu_child start(enum child_mode mode, const char *stdout_path, const char *const *args)
 {
-    int status;
-    char err[512];
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    snprintf(err, sizeof err, "%s.stderr", workdir);
-    run_result r = {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-                    tu_read_file(err, NULL)};
-    assert_non_null(r.err);
-    return r;
+    tu_cmd cmd = {.dir = tu_workdir,
+                  .stdout_path = stdout_path,
+                  .child_setup = set_up_child,
+                  .ctx = &mode};
+    return tu_start(&cmd, CAVEGEN_EXE, args);
 }
 
-static run_result run(enum child_mode mode, const char *const *args)
+static tu_result run(enum child_mode mode, const char *const *args)
 {
-    return finish(start(mode, NULL, args));
+    tu_child c = start(mode, NULL, args);
+    return tu_finish(&c);
 }
 
-#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define ARGS TU_ARGS
 
 /* Exit 1 and exactly one line "cavegen: ...needle...". */
-static void assert_failed_with(run_result *r, const char *needle)
+static void assert_failed_with(tu_result *r, const char *needle)
 {
     if (r->status != 1 || strncmp(r->err, "cavegen: ", 9) != 0 || !strstr(r->err, needle) ||
         strchr(r->err, '\n') != r->err + strlen(r->err) - 1) {
         char err[512];
         snprintf(err, sizeof err, "%s", r->err);
-        free(r->err); /* fail_msg does not return */
-        r->err = NULL;
+        tu_result_free(r); /* fail_msg does not return */
         fail_msg("expected exit 1 and 'cavegen: ...%s', got %d: %s", needle, r->status, err);
     }
 }
@@ -166,7 +108,7 @@ static void assert_failed_with(run_result *r, const char *needle)
 static void assert_dir(const char *dir, const char *names)
 {
     char got[2048];
-    list_dir(dir, got, sizeof got);
+    tu_list_dir(dir, NULL, got, sizeof got);
     if (strcmp(got, names) != 0)
         fail_msg("%s holds '%s', expected '%s'", dir, got, names);
 }
@@ -174,7 +116,7 @@ static void assert_dir(const char *dir, const char *names)
 static void assert_old(const char *name)
 {
     char path[512];
-    path_in(path, sizeof path, name);
+    tu_path(path, sizeof path, name);
     char *text = tu_read_file(path, NULL);
     assert_non_null(text);
     assert_string_equal(text, OLD_TEXT);
@@ -183,22 +125,10 @@ static void assert_old(const char *name)
 
 static int setup(void **state)
 {
-    (void)state;
-    snprintf(workdir, sizeof workdir, "%s/cavegen-files-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(workdir))
+    if (tu_workdir_setup(state) != 0)
         return -1;
     /* Other users (nobody, below) may enter it. */
-    return chmod(workdir, 0755);
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[1400];
-    snprintf(cmd, sizeof cmd, "chmod -R u+w '%s'; rm -rf '%s' '%s.stdout' '%s.stderr'", workdir,
-             workdir, workdir, workdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return chmod(tu_workdir, 0755);
 }
 
 /* ------------------------------------------------------------ tests */
@@ -209,12 +139,12 @@ static int teardown(void **state)
 static void a_file_size_limit_fails_the_write_and_leaves_no_file(void **state)
 {
     (void)state;
-    put_file(workdir, "big.txt", OLD_TEXT);
-    run_result r = run(CHILD_FSIZE, ARGS("-s", "1", "--size", "1000x1000", "-o", "big.txt"));
+    put_file(tu_workdir, "big.txt", OLD_TEXT);
+    tu_result r = run(CHILD_FSIZE, ARGS("-s", "1", "--size", "1000x1000", "-o", "big.txt"));
     assert_failed_with(&r, "cannot write 'big.txt': File too large");
-    assert_dir(workdir, "big.txt ");
+    assert_dir(tu_workdir, "big.txt ");
     assert_old("big.txt");
-    free(r.err);
+    tu_result_free(&r);
 
     /* An image: PNG, or PBM in a build without PNG (CAVEGEN_PNG=OFF). */
     char image[16], why[64];
@@ -223,44 +153,45 @@ static void a_file_size_limit_fails_the_write_and_leaves_no_file(void **state)
     r = run(CHILD_FSIZE, ARGS("-s", "1", "--size", "1000x1000", "-f", tu_image_ext(), "--scale",
                               "8", "-o", image));
     assert_failed_with(&r, why);
-    assert_dir(workdir, "big.txt ");
-    free(r.err);
+    assert_dir(tu_workdir, "big.txt ");
+    tu_result_free(&r);
 }
 
 static void a_full_device_fails_the_write(void **state)
 {
     (void)state;
-    run_result r = run(CHILD_PLAIN, ARGS("-s", "1", "-o", "/dev/full"));
+    tu_result r = run(CHILD_PLAIN, ARGS("-s", "1", "-o", "/dev/full"));
     assert_failed_with(&r, "cannot write '/dev/full': No space left on device");
-    free(r.err);
+    tu_result_free(&r);
     /* stdout on a full disk (docs/cli.md). */
-    r = finish(start(CHILD_PLAIN, "/dev/full", ARGS("-s", "1")));
+    tu_child full = start(CHILD_PLAIN, "/dev/full", ARGS("-s", "1"));
+    r = tu_finish(&full);
     assert_failed_with(&r, "cannot write to standard output: No space left on device");
-    free(r.err);
-    assert_dir(workdir, "");
+    tu_result_free(&r);
+    assert_dir(tu_workdir, "");
 }
 
 static void missing_folders_and_folders_as_output_fail_at_once(void **state)
 {
     (void)state;
     char dir[512];
-    path_in(dir, sizeof dir, "dir");
+    tu_path(dir, sizeof dir, "dir");
     assert_int_equal(mkdir(dir, 0755), 0);
-    put_file(workdir, "old.txt", OLD_TEXT);
+    put_file(tu_workdir, "old.txt", OLD_TEXT);
     /* A pipeline that would run for minutes: the path fails first. */
     const char *slow = "smooth 100000";
-    run_result r = run(CHILD_PLAIN, ARGS("-s", "1", "--size", "3000x3000", "--fill", "50",
+    tu_result r = run(CHILD_PLAIN, ARGS("-s", "1", "--size", "3000x3000", "--fill", "50",
                                          "--step", slow, "-o", "nodir/map.txt"));
     assert_failed_with(&r, "cannot write 'nodir/map.txt': No such file or directory");
-    free(r.err);
+    tu_result_free(&r);
     r = run(CHILD_PLAIN,
             ARGS("-s", "1", "--size", "3000x3000", "--fill", "50", "--step", slow, "-o", "dir"));
     assert_failed_with(&r, "cannot write 'dir': Is a directory");
-    free(r.err);
+    tu_result_free(&r);
     r = run(CHILD_PLAIN, ARGS("-s", "1", "-o", "old.txt/map.txt"));
     assert_failed_with(&r, "Not a directory");
-    free(r.err);
-    assert_dir(workdir, "dir old.txt ");
+    tu_result_free(&r);
+    assert_dir(tu_workdir, "dir old.txt ");
     assert_dir(dir, "");
     assert_old("old.txt");
 }
@@ -269,22 +200,22 @@ static void a_read_only_folder_refuses_the_output(void **state)
 {
     (void)state;
     char ro[512];
-    path_in(ro, sizeof ro, "ro");
+    tu_path(ro, sizeof ro, "ro");
     assert_int_equal(mkdir(ro, 0755), 0);
     put_file(ro, "old.txt", OLD_TEXT);
     assert_int_equal(chmod(ro, 0555), 0);
 
-    run_result r = run(CHILD_NOBODY, ARGS("-s", "1", "-o", "ro/new.txt"));
+    tu_result r = run(CHILD_NOBODY, ARGS("-s", "1", "-o", "ro/new.txt"));
     if (r.status == 125 || r.status == 126 || r.status == 127) {
-        free(r.err);
+        tu_result_free(&r);
         skip(); /* cannot become nobody, or nobody cannot run the binary */
     }
     assert_failed_with(&r, "cannot write 'ro/new.txt': Permission denied");
-    free(r.err);
+    tu_result_free(&r);
     /* Replacing a file there would need the folder too. */
     r = run(CHILD_NOBODY, ARGS("-s", "1", "-o", "ro/old.txt"));
     assert_failed_with(&r, "cannot write 'ro/old.txt': Permission denied");
-    free(r.err);
+    tu_result_free(&r);
     assert_dir(ro, "old.txt ");
     assert_int_equal(chmod(ro, 0755), 0);
     char old[600];
@@ -295,9 +226,9 @@ static void a_read_only_folder_refuses_the_output(void **state)
 
     /* A file the user may not write, in a folder they may: refused as an
      * ordinary open would be (docs/cli.md), although rename could replace it. */
-    put_file(workdir, "locked.txt", OLD_TEXT);
+    put_file(tu_workdir, "locked.txt", OLD_TEXT);
     char locked[512];
-    path_in(locked, sizeof locked, "locked.txt");
+    tu_path(locked, sizeof locked, "locked.txt");
     assert_int_equal(chmod(locked, 0444), 0);
     r = run(CHILD_NOBODY, ARGS("-s", "1", "-o", "locked.txt"));
     if (geteuid() == 0) {
@@ -306,7 +237,7 @@ static void a_read_only_folder_refuses_the_output(void **state)
     } else {
         assert_failed_with(&r, "cannot write 'locked.txt': Permission denied");
     }
-    free(r.err);
+    tu_result_free(&r);
     assert_old("locked.txt");
 }
 
@@ -314,24 +245,24 @@ static void a_read_only_file_system_refuses_the_output(void **state)
 {
     (void)state;
     char ro[512];
-    path_in(ro, sizeof ro, "rofs");
+    tu_path(ro, sizeof ro, "rofs");
     assert_int_equal(mkdir(ro, 0755), 0);
     put_file(ro, "old.txt", OLD_TEXT);
     ro_dir = ro;
-    run_result r = run(CHILD_ROMOUNT, ARGS("-s", "1", "-o", "rofs/old.txt"));
+    tu_result r = run(CHILD_ROMOUNT, ARGS("-s", "1", "-o", "rofs/old.txt"));
     if (r.status == 125) {
-        free(r.err);
+        tu_result_free(&r);
         print_message("no mount namespace here (not root, or no CAP_SYS_ADMIN): skipped\n");
         skip();
     }
     assert_failed_with(&r, "cannot write 'rofs/old.txt': Read-only file system");
-    free(r.err);
+    tu_result_free(&r);
     char image[32], why[96];
     snprintf(image, sizeof image, "rofs/new.%s", tu_image_ext());
     snprintf(why, sizeof why, "cannot write '%s': Read-only file system", image);
     r = run(CHILD_ROMOUNT, ARGS("-s", "1", "-o", image));
     assert_failed_with(&r, why);
-    free(r.err);
+    tu_result_free(&r);
     assert_dir(ro, "old.txt ");
     char old[600];
     snprintf(old, sizeof old, "%s/old.txt", ro);
@@ -345,7 +276,7 @@ static int wait_for_temp(const char *prefix, pid_t pid)
 {
     for (int i = 0; i < 4000; i++) {
         char names[2048];
-        list_dir(workdir, names, sizeof names);
+        tu_list_dir(tu_workdir, NULL, names, sizeof names);
         if (strstr(names, prefix))
             return 1;
         int status;
@@ -367,18 +298,18 @@ static void signals_mid_run_leave_no_temporary_and_keep_the_old_file(void **stat
     snprintf(temp, sizeof temp, ".%s.", image);
     snprintf(listing, sizeof listing, "%s ", image);
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-        put_file(workdir, image, OLD_TEXT);
+        put_file(tu_workdir, image, OLD_TEXT);
         /* Minutes of work: the signal always comes mid-run. */
-        pid_t pid = start(CHILD_PLAIN, NULL,
+        tu_child c = start(CHILD_PLAIN, NULL,
                           ARGS("-s", "1", "--size", "3000x3000", "--fill", "50", "--step",
                                "smooth 100000", "-o", image));
-        assert_true(wait_for_temp(temp, pid));
-        assert_int_equal(kill(pid, sigs[i]), 0);
-        run_result r = finish(pid);
+        assert_true(wait_for_temp(temp, c.pid));
+        assert_int_equal(kill(c.pid, sigs[i]), 0);
+        tu_result r = tu_finish(&c);
         /* Dies by the signal itself, so a shell sees what happened. */
         assert_int_equal(r.status, 128 + sigs[i]);
-        free(r.err);
-        assert_dir(workdir, listing);
+        tu_result_free(&r);
+        assert_dir(tu_workdir, listing);
         assert_old(image);
     }
 }
@@ -394,12 +325,12 @@ static void a_signal_at_any_time_leaves_the_old_file_or_the_new_one(void **state
     /* The reference: the complete map and how long it takes. */
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    run_result r = run(CHILD_PLAIN, args);
+    tu_result r = run(CHILD_PLAIN, args);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     assert_int_equal(r.status, 0);
-    free(r.err);
+    tu_result_free(&r);
     char path[512];
-    path_in(path, sizeof path, "cave.txt");
+    tu_path(path, sizeof path, "cave.txt");
     size_t reflen = 0;
     char *ref = tu_read_file(path, &reflen);
     assert_non_null(ref);
@@ -407,15 +338,15 @@ static void a_signal_at_any_time_leaves_the_old_file_or_the_new_one(void **state
 
     int olds = 0, news = 0;
     for (int k = 0; k < 24; k++) {
-        put_file(workdir, "cave.txt", OLD_TEXT);
-        pid_t pid = start(CHILD_PLAIN, NULL, args);
+        put_file(tu_workdir, "cave.txt", OLD_TEXT);
+        tu_child c = start(CHILD_PLAIN, NULL, args);
         struct timespec delay = {0, (long)((total_us * (k + 1) / 20) % 1000000) * 1000};
         delay.tv_sec = (total_us * (k + 1) / 20) / 1000000;
         nanosleep(&delay, NULL);
-        kill(pid, k % 2 ? SIGTERM : SIGINT);
-        r = finish(pid);
-        free(r.err);
-        assert_dir(workdir, "cave.txt ");
+        kill(c.pid, k % 2 ? SIGTERM : SIGINT);
+        r = tu_finish(&c);
+        tu_result_free(&r);
+        assert_dir(tu_workdir, "cave.txt ");
         size_t len = 0;
         char *got = tu_read_file(path, &len);
         assert_non_null(got);
@@ -440,11 +371,11 @@ static void an_interrupted_batch_keeps_only_complete_maps(void **state)
     (void)state;
     static const int sigs[] = {SIGINT, SIGTERM};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-        pid_t pid = start(CHILD_PLAIN, NULL,
+        tu_child c = start(CHILD_PLAIN, NULL,
                           ARGS("-p", "type2", "-s", "7", "--size", "300x200", "-n", "1000000",
                                "-j", "2", "-q", "-o", "out/%07d.txt"));
         char out[512];
-        path_in(out, sizeof out, "out");
+        tu_path(out, sizeof out, "out");
         /* Until a few maps are in place (renamed: names not starting '.'). */
         int ready = 0;
         for (int t = 0; t < 20000 && !ready; t++) {
@@ -461,10 +392,10 @@ static void an_interrupted_batch_keeps_only_complete_maps(void **state)
             nanosleep(&ts, NULL);
         }
         assert_true(ready);
-        assert_int_equal(kill(pid, sigs[i]), 0);
-        run_result r = finish(pid);
+        assert_int_equal(kill(c.pid, sigs[i]), 0);
+        tu_result r = tu_finish(&c);
         assert_int_equal(r.status, 128 + sigs[i]);
-        free(r.err);
+        tu_result_free(&r);
 
         /* No temporary file; every map complete and the one its seed makes. */
         struct dirent **names;
@@ -488,11 +419,11 @@ static void an_interrupted_batch_keeps_only_complete_maps(void **state)
                 if (index == 0 || maps % 4 == 0) {
                     char seed[32], single[512];
                     snprintf(seed, sizeof seed, "%ld", 7 + index);
-                    run_result one = run(CHILD_PLAIN, ARGS("-p", "type2", "-s", seed, "--size",
+                    tu_result one = run(CHILD_PLAIN, ARGS("-p", "type2", "-s", seed, "--size",
                                                            "300x200", "-o", "single.txt"));
                     assert_int_equal(one.status, 0);
-                    free(one.err);
-                    path_in(single, sizeof single, "single.txt");
+                    tu_result_free(&one);
+                    tu_path(single, sizeof single, "single.txt");
                     size_t slen = 0;
                     char *want = tu_read_file(single, &slen);
                     assert_true(slen == len && memcmp(want, text, len) == 0);
@@ -516,21 +447,16 @@ static void an_interrupted_batch_keeps_only_complete_maps(void **state)
 
 int main(void)
 {
+#define CASE(f) cmocka_unit_test_setup_teardown(f, setup, tu_workdir_teardown)
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(a_file_size_limit_fails_the_write_and_leaves_no_file,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(a_full_device_fails_the_write, setup, teardown),
-        cmocka_unit_test_setup_teardown(missing_folders_and_folders_as_output_fail_at_once,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(a_read_only_folder_refuses_the_output, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_read_only_file_system_refuses_the_output, setup,
-                                        teardown),
-        cmocka_unit_test_setup_teardown(
-            signals_mid_run_leave_no_temporary_and_keep_the_old_file, setup, teardown),
-        cmocka_unit_test_setup_teardown(a_signal_at_any_time_leaves_the_old_file_or_the_new_one,
-                                        setup, teardown),
-        cmocka_unit_test_setup_teardown(an_interrupted_batch_keeps_only_complete_maps, setup,
-                                        teardown),
+        CASE(a_file_size_limit_fails_the_write_and_leaves_no_file),
+        CASE(a_full_device_fails_the_write),
+        CASE(missing_folders_and_folders_as_output_fail_at_once),
+        CASE(a_read_only_folder_refuses_the_output),
+        CASE(a_read_only_file_system_refuses_the_output),
+        CASE(signals_mid_run_leave_no_temporary_and_keep_the_old_file),
+        CASE(a_signal_at_any_time_leaves_the_old_file_or_the_new_one),
+        CASE(an_interrupted_batch_keeps_only_complete_maps),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -67,22 +67,6 @@ static const char flatten_py[] =
     "    print('\\n'.join(flat(path)))\n"
     "    print('@@end@@')\n";
 
-static char workdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    tt_mkdir(workdir, sizeof workdir);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tt_rmdir(workdir);
-    return 0;
-}
-
 /* A growable string. */
 typedef struct strbuf {
     char *s;
@@ -209,11 +193,11 @@ static char *with_reach(char *flat, const cg_grid *g, int has_reach)
     return t.s;
 }
 
-/* Writes g as JSON to workdir/NAME.json; the path goes to path. */
+/* Writes g as JSON to tu_workdir/NAME.json; the path goes to path. */
 static void write_json(const cg_grid *g, const cg_map_info *info, const char *name, char *path,
                        size_t cap)
 {
-    snprintf(path, cap, "%s/%s.json", workdir, name);
+    snprintf(path, cap, "%s/%s.json", tu_workdir, name);
     FILE *f = fopen(path, "wb");
     assert_non_null(f);
     cg_write_options opt = {.format = CG_FORMAT_JSON, .scale = 0, .info = info};
@@ -230,8 +214,8 @@ static void write_json(const cg_grid *g, const cg_map_info *info, const char *na
 static char *python_flat(char paths[][PATH_CAP], size_t n)
 {
     char script[300];
-    snprintf(script, sizeof script, "%s/flatten.py", workdir);
-    tt_write_file(script, flatten_py, strlen(flatten_py));
+    snprintf(script, sizeof script, "%s/flatten.py", tu_workdir);
+    tu_write_file(script, flatten_py, strlen(flatten_py));
     size_t cap = 64 + strlen(script) + n * (PATH_CAP + 3);
     char *cmd = malloc(cap);
     assert_non_null(cmd);
@@ -409,9 +393,9 @@ static void cli_json_holds_what_reproduces_the_map(void **state)
     (void)state;
     TT_REQUIRE("python3");
     char a[400], b[400], preset[400], cmd[2000];
-    snprintf(a, sizeof a, "%s/cli-a.json", workdir);
-    snprintf(b, sizeof b, "%s/cli-b.json", workdir);
-    snprintf(preset, sizeof preset, "%s/recorded.preset", workdir);
+    snprintf(a, sizeof a, "%s/cli-a.json", tu_workdir);
+    snprintf(b, sizeof b, "%s/cli-b.json", tu_workdir);
+    snprintf(preset, sizeof preset, "%s/recorded.preset", tu_workdir);
     snprintf(cmd, sizeof cmd,
              "'%s' -p type4 -s 9 --size 50x40 --step entrance "
              "--step 'require open>=45%%' --generations 1:5,-1 -q -o '%s'",
@@ -528,5 +512,5 @@ int main(void)
         cmocka_unit_test(a_failing_callback_fails_the_write_at_any_point),
         cmocka_unit_test(format_names_and_extensions_come_from_one_table),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tu_workdir_setup, tu_workdir_teardown);
 }

@@ -88,12 +88,12 @@ static void netpbm_reads_the_same_pixels(void **state)
     TT_REQUIRE("pnmfile");
     TT_REQUIRE("pnmtoplainpnm");
     char dir[256], path[300], cmd[700];
-    tt_mkdir(dir, sizeof dir);
+    tu_mkdtemp(dir, sizeof dir);
     cg_grid *g = tu_run("fill 45\ngenerations 5 r1=5 r2=-1", 7, 77, 19, NULL);
     for (uint32_t scale = 1; scale <= 3; scale++) {
         tu_buf b = write_pbm(g, scale);
         snprintf(path, sizeof path, "%s/m%u.pbm", dir, scale);
-        tt_write_file(path, b.data, b.len);
+        tu_write_file(path, b.data, b.len);
         tu_buf_free(&b);
 
         snprintf(cmd, sizeof cmd, "pnmfile '%s'", path);
@@ -127,7 +127,7 @@ static void netpbm_reads_the_same_pixels(void **state)
         free(plain);
     }
     cg_grid_free(g);
-    tt_rmdir(dir);
+    assert_int_equal(tu_rmtree(dir), 0);
 }
 
 /* The issue's other external check: pngcheck accepts our PNG output, both
@@ -138,7 +138,7 @@ static void pngcheck_accepts_the_png_output_too(void **state)
     TU_REQUIRE_PNG();
     TT_REQUIRE("pngcheck");
     char dir[256], path[300], cmd[700];
-    tt_mkdir(dir, sizeof dir);
+    tu_mkdtemp(dir, sizeof dir);
     cg_grid *plain = tu_run("fill 45\ngenerations 5 r1=5 r2=-1", 3, 131, 37, NULL);
     cg_grid *marked =
         tu_run("fill 40\nrule 4 floor=5..8\nentrance\nexit\npoi count=3", 3, 90, 40, NULL);
@@ -150,14 +150,14 @@ static void pngcheck_accepts_the_png_output_too(void **state)
             cg_diag diag = {0};
             assert_int_equal(cg_write(maps[m], &opt, tu_buf_write, &b, &diag), CG_OK);
             snprintf(path, sizeof path, "%s/m%d-%u.png", dir, m, scale);
-            tt_write_file(path, b.data, b.len);
+            tu_write_file(path, b.data, b.len);
             tu_buf_free(&b);
             snprintf(cmd, sizeof cmd, "pngcheck -q '%s' 2>&1", path);
             free(tt_run_ok(cmd));
         }
     cg_grid_free(plain);
     cg_grid_free(marked);
-    tt_rmdir(dir);
+    assert_int_equal(tu_rmtree(dir), 0);
 }
 
 static void a_failing_callback_fails_the_write(void **state)

@@ -28,22 +28,6 @@
 #define TILE CG_TILE_SIZE
 #define NTILES 43u /* 6 kinds of cell, 37 reach distances */
 
-static char workdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    tt_mkdir(workdir, sizeof workdir);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tt_rmdir(workdir);
-    return 0;
-}
-
 #ifdef CG_HAVE_PNG
 /* ------------------------------------------------------------ decoding */
 
@@ -138,7 +122,7 @@ static unsigned cell_tile(const cg_grid *g, uint32_t x, uint32_t y)
 static void tileset_image_is_a_valid_png_of_solid_tiles(void **state)
 {
     (void)state;
-    rgba_image ts = tileset_in(workdir);
+    rgba_image ts = tileset_in(tu_workdir);
     assert_int_equal(ts.width % TILE, 0);
     assert_int_equal(ts.height % TILE, 0);
     unsigned columns = ts.width / TILE, count = columns * (ts.height / TILE);
@@ -180,7 +164,7 @@ static void tileset_image_is_a_valid_png_of_solid_tiles(void **state)
     tu_buf_free(&b);
     TT_REQUIRE("pngcheck");
     char cmd[600];
-    snprintf(cmd, sizeof cmd, "pngcheck -q '%s/%s' 2>&1", workdir, CG_TILESET_IMAGE);
+    snprintf(cmd, sizeof cmd, "pngcheck -q '%s/%s' 2>&1", tu_workdir, CG_TILESET_IMAGE);
     free(tt_run_ok(cmd));
 }
 #endif /* CG_HAVE_PNG */
@@ -388,8 +372,8 @@ static void write_map(const cg_grid *g, const cg_map_info *info, cg_format f, co
 static void assert_read_back(char paths[][PATH_CAP], char **want, size_t n)
 {
     char script[300];
-    snprintf(script, sizeof script, "%s/flatten.py", workdir);
-    tt_write_file(script, flatten_py, strlen(flatten_py));
+    snprintf(script, sizeof script, "%s/flatten.py", tu_workdir);
+    tu_write_file(script, flatten_py, strlen(flatten_py));
     size_t cap = 64 + strlen(script) + n * (PATH_CAP + 3);
     char *cmd = malloc(cap);
     assert_non_null(cmd);
@@ -464,7 +448,7 @@ static void tmx_and_tmj_say_the_same_thing_about_the_grid(void **state)
             cg_grid *g = sample_map(i + 1, sizes[i][0], sizes[i][1], variant);
             for (int json = 0; json < 2; json++) {
                 assert_true(n < MAX_FILES);
-                snprintf(paths[n], PATH_CAP, "%s/m%zu-%d.%s", workdir, i, variant,
+                snprintf(paths[n], PATH_CAP, "%s/m%zu-%d.%s", tu_workdir, i, variant,
                          json ? "tmj" : "tmx");
                 write_map(g, &infos[variant], json ? CG_FORMAT_TMJ : CG_FORMAT_TMX, paths[n]);
                 want[n++] = expected_flat(g, &infos[variant]);
@@ -488,8 +472,8 @@ static void tiled_maps_hold_any_preset_text(void **state)
     cg_map_info info = {0, 0, 0, 0, name, raw, sizeof raw - 1};
     cg_grid *g = tu_run("fill 0", 1, 2, 2, NULL);
     char tmx[400], tmj[400], cmd[2000];
-    snprintf(tmx, sizeof tmx, "%s/text.tmx", workdir);
-    snprintf(tmj, sizeof tmj, "%s/text.tmj", workdir);
+    snprintf(tmx, sizeof tmx, "%s/text.tmx", tu_workdir);
+    snprintf(tmj, sizeof tmj, "%s/text.tmj", tu_workdir);
     write_map(g, &info, CG_FORMAT_TMX, tmx);
     write_map(g, &info, CG_FORMAT_TMJ, tmj);
     snprintf(
@@ -522,8 +506,8 @@ static void assert_renders_as(const char *map_path, const cg_grid *g, const rgba
     unlink(out);
     /* The offscreen platform: Qt needs no display. */
     snprintf(cmd, sizeof cmd,
-             "QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR='%s' tmxrasterizer '%s' '%s' 2>&1", workdir,
-             map_path, out);
+             "QT_QPA_PLATFORM=offscreen XDG_RUNTIME_DIR='%s' tmxrasterizer '%s' '%s' 2>&1",
+             tu_workdir, map_path, out);
     free(tt_run_ok(cmd));
     rgba_image img;
     read_rgba(out, &img);
@@ -553,13 +537,13 @@ static void tmxrasterizer_draws_each_cell_with_its_tile(void **state)
 {
     (void)state;
     TT_REQUIRE("tmxrasterizer");
-    rgba_image ts = tileset_in(workdir);
+    rgba_image ts = tileset_in(tu_workdir);
     cg_map_info info = {1, 5, 5, 1, "type2", "fill 45\n", 8};
     for (int reach = 0; reach < 2; reach++) {
         cg_grid *g = sample_map(40 + (uint64_t)reach, 37, 23, reach);
         for (int json = 0; json < 2; json++) {
             char path[400];
-            snprintf(path, sizeof path, "%s/r%d.%s", workdir, reach, json ? "tmj" : "tmx");
+            snprintf(path, sizeof path, "%s/r%d.%s", tu_workdir, reach, json ? "tmj" : "tmx");
             write_map(g, &info, json ? CG_FORMAT_TMJ : CG_FORMAT_TMX, path);
             assert_renders_as(path, g, &ts);
         }
@@ -581,10 +565,10 @@ static void cli_writes_the_tileset_beside_a_map_that_renders(void **state)
     (void)state;
     TT_REQUIRE("tmxrasterizer");
     char dir[400], map[500], img[500], cmd[2000];
-    snprintf(dir, sizeof dir, "%s/cli", workdir);
+    snprintf(dir, sizeof dir, "%s/cli", tu_workdir);
     assert_int_equal(mkdir(dir, 0777), 0);
     snprintf(img, sizeof img, "%s/%s", dir, CG_TILESET_IMAGE);
-    rgba_image ts = tileset_in(workdir);
+    rgba_image ts = tileset_in(tu_workdir);
 
     /* The same map as ASCII, without the reach (its overlay hides the
      * entrance under a 0), is what the picture must show, with the reach
@@ -625,7 +609,7 @@ static void cli_writes_the_tileset_beside_a_map_that_renders(void **state)
     tu_buf_free(&lib);
 
     /* One already there - redrawn by a user, say - is kept. */
-    tt_write_file(img, "mine", 4);
+    tu_write_file(img, "mine", 4);
     snprintf(cmd, sizeof cmd, "'%s' -s 1 -o '%s/other.tmx' 2>&1", CAVEGEN_EXE, dir);
     free(tt_run_ok(cmd));
     written = tu_read_file(img, &len);
@@ -656,5 +640,5 @@ int main(void)
         cmocka_unit_test(cli_writes_the_tileset_beside_a_map_that_renders),
 #endif
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tu_workdir_setup, tu_workdir_teardown);
 }

@@ -16,29 +16,10 @@
 
 #include <cmocka.h> /* after the four above, which it needs */
 
-#include <dirent.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
-#include "tools.h"
-
-static char workdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    tt_mkdir(workdir, sizeof workdir);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tt_rmdir(workdir);
-    return 0;
-}
 
 static int have_png(void)
 {
@@ -114,54 +95,25 @@ static void png_writes_are_refused_before_any_byte_without_png(void **state)
 
 /* ------------------------------------------------------- the command line */
 
-typedef struct run_result {
-    int status;
-    char *out;
-    size_t outlen;
-    char *err;
-} run_result;
-
-/* Runs the tool in the work folder with args (shell words). */
-static run_result run(const char *args)
+/* Runs the tool in the work folder with args (shell words), its stdout a
+ * pipe (so -o /dev/stdout is a stream, not a file in /dev). */
+static tu_result run(const char *args)
 {
-    char cmd[1200], err[400];
-    snprintf(err, sizeof err, "%s/.stderr", workdir);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s 2>'%s' </dev/null", workdir, CAVEGEN_EXE, args,
-             err);
-    run_result r;
-    r.out = tt_run(cmd, &r.status, &r.outlen);
-    r.err = tu_read_file(err, NULL);
-    assert_non_null(r.err);
-    unlink(err);
-    return r;
-}
-
-static void run_free(run_result *r)
-{
-    free(r->out);
-    free(r->err);
+    char line[1200];
+    snprintf(line, sizeof line, "exec '%s' %s", CAVEGEN_EXE, args);
+    tu_cmd cmd = {.dir = tu_workdir, .stdout_pipe = 1};
+    return tu_shell(&cmd, line);
 }
 
 /* The names in the work folder, sorted, joined by spaces ("" if empty). */
 static void list_dir(char *buf, size_t cap)
 {
-    struct dirent **names;
-    int n = scandir(workdir, &names, NULL, alphasort);
-    assert_true(n >= 0);
-    buf[0] = '\0';
-    for (int i = 0; i < n; i++) {
-        if (strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, "..")) {
-            strncat(buf, names[i]->d_name, cap - strlen(buf) - 2);
-            strncat(buf, " ", cap - strlen(buf) - 1);
-        }
-        free(names[i]);
-    }
-    free(names);
+    tu_list_dir(tu_workdir, NULL, buf, cap);
 }
 
 /* Exit 2, one "cavegen: ..." line saying why and the pointer to --help,
  * nothing on stdout, and the work folder as it was (`before`). */
-static void assert_refused(const run_result *r, const char *args, const char *before)
+static void assert_refused(const tu_result *r, const char *args, const char *before)
 {
     char after[1000];
     list_dir(after, sizeof after);
@@ -173,7 +125,7 @@ static void assert_refused(const run_result *r, const char *args, const char *be
                  args, r->status, r->outlen, after, before, r->err);
 }
 
-static void assert_ok(const run_result *r, const char *args)
+static void assert_ok(const tu_result *r, const char *args)
 {
     if (r->status != 0)
         fail_msg("cavegen %s: exit %d: %s", args, r->status, r->err);
@@ -199,36 +151,34 @@ static void the_tool_refuses_png_up_front_and_writes_nothing(void **state)
     char before[1000];
     for (size_t i = 0; i < sizeof png_commands / sizeof *png_commands; i++) {
         list_dir(before, sizeof before);
-        run_result r = run(png_commands[i]);
+        tu_result r = run(png_commands[i]);
         if (have_png()) {
             assert_ok(&r, png_commands[i]);
-            char cmd[600];
-            snprintf(cmd, sizeof cmd, "cd '%s' && rm -rf -- *", workdir);
-            assert_int_equal(system(cmd), 0);
+            tu_workdir_empty();
         } else {
             assert_refused(&r, png_commands[i], before);
         }
-        run_free(&r);
+        tu_result_free(&r);
     }
 
     /* Refused before the input map is read: a missing one is not reported. */
     if (!have_png()) {
         list_dir(before, sizeof before);
-        run_result r = run("-i missing.txt -o x.png");
+        tu_result r = run("-i missing.txt -o x.png");
         assert_refused(&r, "-i missing.txt -o x.png", before);
-        run_free(&r);
+        tu_result_free(&r);
     }
 
     /* A file already there is neither replaced nor removed. */
     char keep[400];
     static const char *const kept[] = {"keep.png", "keep.tmx"};
     for (int k = 0; k < 2; k++) {
-        snprintf(keep, sizeof keep, "%s/%s", workdir, kept[k]);
-        tt_write_file(keep, "old\n", 4);
+        snprintf(keep, sizeof keep, "%s/%s", tu_workdir, kept[k]);
+        tu_write_file(keep, "old\n", 4);
         char args[100];
         snprintf(args, sizeof args, "-s 1 -W 20 -H 10 -o %s", kept[k]);
         list_dir(before, sizeof before);
-        run_result r = run(args);
+        tu_result r = run(args);
         if (have_png()) {
             assert_ok(&r, args);
         } else {
@@ -237,12 +187,10 @@ static void the_tool_refuses_png_up_front_and_writes_nothing(void **state)
             assert_string_equal(text, "old\n");
             free(text);
         }
-        run_free(&r);
+        tu_result_free(&r);
         unlink(keep);
     }
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "cd '%s' && rm -f -- *", workdir);
-    assert_int_equal(system(cmd), 0);
+    tu_workdir_empty();
 }
 
 /* A Tiled map to standard output or a device gets no tileset image in any
@@ -264,11 +212,11 @@ static void tiled_maps_to_stdout_and_the_other_formats_still_work(void **state)
         {"-s 1 -W 20 -H 10 -n 2 -o 'b/%d.txt'", "", "b/1.txt"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        run_result r = run(cases[i].args);
+        tu_result r = run(cases[i].args);
         assert_ok(&r, cases[i].args);
         if (strncmp(r.out, cases[i].starts, strlen(cases[i].starts)) != 0)
             fail_msg("cavegen %s: stdout starts '%.20s'", cases[i].args, r.out);
-        run_free(&r);
+        tu_result_free(&r);
         char names[1000], want[200];
         list_dir(names, sizeof names);
         snprintf(want, sizeof want, "%s", cases[i].file ? cases[i].file : "");
@@ -277,9 +225,7 @@ static void tiled_maps_to_stdout_and_the_other_formats_still_work(void **state)
             strcat(want, " ");
         if (strcmp(names, want) != 0)
             fail_msg("cavegen %s: the folder holds '%s', want '%s'", cases[i].args, names, want);
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "cd '%s' && rm -rf -- *", workdir);
-        assert_int_equal(system(cmd), 0);
+        tu_workdir_empty();
     }
 }
 
@@ -292,5 +238,5 @@ int main(void)
         cmocka_unit_test(tiled_maps_to_stdout_and_the_other_formats_still_work),
     };
     printf("cavegen built %s PNG support\n", have_png() ? "with" : "without");
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, tu_workdir_setup, tu_workdir_teardown);
 }

@@ -341,28 +341,15 @@ static void markers_on_removed_floor_are_dropped(void **state)
     cg_grid_free(g);
 }
 
-static void expect_parse_error(const char *text, int column, const char *needle)
-{
-    cg_pipeline *p = NULL;
-    cg_diag diag = {0};
-    assert_int_equal(cg_pipeline_new(&p), CG_OK);
-    assert_int_equal(cg_pipeline_parse(p, text, strlen(text), &diag), CG_EPARSE);
-    if (diag.line != 1 || diag.column != column || !strstr(diag.message, needle)) {
-        print_error("\"%s\": got %d:%d: %s\n", text, diag.line, diag.column, diag.message);
-        fail();
-    }
-    cg_pipeline_free(p);
-}
-
 static void bad_region_steps_are_rejected_with_their_column(void **state)
 {
     (void)state;
-    expect_parse_error("remove-floor", 1, "min=");
-    expect_parse_error("remove-walls min=-3", 18, "min must be an integer");
-    expect_parse_error("remove-floor min=ten", 18, "min must be an integer");
-    expect_parse_error("remove-floor 5", 14, "unexpected");
-    expect_parse_error("keep-largest min=3", 14, "no options");
-    expect_parse_error("keep-largest 3", 14, "unexpected");
+    tu_expect_parse_error("remove-floor", 1, "min=");
+    tu_expect_parse_error("remove-walls min=-3", 18, "min must be an integer");
+    tu_expect_parse_error("remove-floor min=ten", 18, "min must be an integer");
+    tu_expect_parse_error("remove-floor 5", 14, "unexpected");
+    tu_expect_parse_error("keep-largest min=3", 14, "no options");
+    tu_expect_parse_error("keep-largest 3", 14, "unexpected");
 }
 
 int main(void)

@@ -280,6 +280,112 @@ static inline char *tu_read_file(const char *path, size_t *len)
     return data;
 }
 
+/* Writes len bytes to path. */
+static inline void tu_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+static inline void tu_write_text(const char *path, const char *text)
+{
+    tu_write_file(path, text, strlen(text));
+}
+
+/* Fails unless text is a one-line pipeline that does not parse, with the
+ * error at column and a message holding needle. */
+static inline void tu_expect_parse_error(const char *text, int column, const char *needle)
+{
+    cg_pipeline *p = NULL;
+    cg_diag diag = {0};
+    assert_int_equal(cg_pipeline_new(&p), CG_OK);
+    assert_int_equal(cg_pipeline_parse(p, text, strlen(text), &diag), CG_EPARSE);
+    if (diag.line != 1 || diag.column != column || !strstr(diag.message, needle)) {
+        print_error("\"%s\": got %d:%d: %s\n", text, diag.line, diag.column, diag.message);
+        fail();
+    }
+    cg_pipeline_free(p);
+}
+
+/* ------------------------------------------------ programs (testutil.c)
+ *
+ * One way to run a program - the built tool, or a shell command line - and
+ * capture what it did: tu_exec runs it to the end; tu_start and tu_finish
+ * let a test signal it or watch its files meanwhile. Its standard output
+ * and error go to unlinked temporary files (nothing in the work folder), or
+ * where tu_cmd says. */
+
+/* How to run it; {0} (or NULL): here, stdin from /dev/null, both outputs
+ * captured. */
+typedef struct tu_cmd {
+    const char *dir;         /* chdir there first (NULL: stay) */
+    const char *stdin_text;  /* the whole standard input, or NULL */
+    const char *stdin_path;  /* without stdin_text: the file (NULL: /dev/null) */
+    const char *stdout_path; /* NULL: captured into tu_result.out, in a file */
+    /* Without stdout_path: captured through a pipe instead, as a shell's
+     * command substitution does (a child writing more than the pipe holds
+     * waits for tu_finish). The tool treats -o /dev/stdout on a pipe as a
+     * stream, on a regular file as that file. */
+    int stdout_pipe;
+    const char *stderr_path; /* NULL: captured into tu_result.err (but see pass_stderr) */
+    int pass_stderr;         /* without stderr_path: the test's own stderr, not captured */
+    /* Called in the child after the redirections and chdir, before exec;
+     * it may _exit (125 or 126 by convention) when its setup fails. */
+    void (*child_setup)(const void *ctx);
+    const void *ctx;
+} tu_cmd;
+
+typedef struct tu_child {
+    int pid;
+    int out_fd, err_fd; /* the capture files (or pipe), or -1 */
+    int out_pipe;
+} tu_child;
+
+typedef struct tu_result {
+    int status; /* exit status, or 128 + signal */
+    char *out;  /* standard output, NUL-terminated ("" unless captured) */
+    size_t outlen;
+    char *err; /* standard error, NUL-terminated ("" unless captured) */
+} tu_result;
+
+/* A NULL-terminated argument list, for tu_start and tu_exec. */
+#define TU_ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* Runs program (a path) with the arguments after argv[0] (NULL-terminated;
+ * NULL: none). Exit 127: it could not be run. */
+tu_child tu_start(const tu_cmd *cmd, const char *program, const char *const *args);
+/* Waits for it; the caller frees the result with tu_result_free. */
+tu_result tu_finish(tu_child *c);
+tu_result tu_exec(const tu_cmd *cmd, const char *program, const char *const *args);
+/* /bin/sh -c line. */
+tu_result tu_shell(const tu_cmd *cmd, const char *line);
+void tu_result_free(tu_result *r);
+
+/* ----------------------------------------- temporary folders (testutil.c) */
+
+/* A fresh folder (name in buf) in TMPDIR; tu_rmtree removes it and all in
+ * it, read-only folders included (0, or -1 on failure). */
+void tu_mkdtemp(char *buf, size_t cap);
+int tu_rmtree(const char *dir);
+
+/* The work folder of a test: tu_workdir_setup and tu_workdir_teardown are
+ * cmocka setup and teardown functions (for a test or a group) that make a
+ * fresh tu_workdir and remove it. */
+extern char tu_workdir[256];
+int tu_workdir_setup(void **state);
+int tu_workdir_teardown(void **state);
+/* Removes everything in tu_workdir (dot files too). */
+void tu_workdir_empty(void);
+/* tu_workdir/name into buf. */
+void tu_path(char *buf, size_t cap, const char *name);
+
+/* The names in dir but "." and "..", and those in except (NULL-terminated,
+ * or NULL), sorted and each followed by a space ("" if none); returns how
+ * many. */
+int tu_list_dir(const char *dir, const char *const *except, char *buf, size_t cap);
+
 /* The extension of an image file for tests about files and runs rather than
  * the format: "png", or "pbm" in a build without PNG (CAVEGEN_PNG=OFF). */
 static inline const char *tu_image_ext(void)

@@ -11,7 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+
+#include "testutil.h"
 
 /* Nonzero if program is on PATH. */
 static inline int tt_have(const char *program)
@@ -35,68 +36,21 @@ static inline int tt_have(const char *program)
         }                                                                                          \
     } while (0)
 
-/* Runs a shell command; returns its standard output (NUL-terminated, the
- * caller frees) and its exit status in *status (-1 if it did not exit). */
-static inline char *tt_run(const char *cmd, int *status, size_t *len)
-{
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t cap = 1 << 16, n = 0;
-    char *out = malloc(cap + 1);
-    assert_non_null(out);
-    size_t got;
-    while ((got = fread(out + n, 1, cap - n, p)) > 0) {
-        n += got;
-        if (n == cap) {
-            cap *= 2;
-            out = realloc(out, cap + 1);
-            assert_non_null(out);
-        }
-    }
-    int st = pclose(p);
-    out[n] = '\0';
-    *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    if (len)
-        *len = n;
-    return out;
-}
-
-/* tt_run, failing the test (with the command and its output) unless it
- * exits 0. */
+/* Runs a shell command (tu_shell, testutil.h: stdin from /dev/null, stdout
+ * a pipe, stderr the test's) and returns its standard output, NUL-terminated (the caller
+ * frees); fails the test, with the command and its output, unless it exits
+ * 0. */
 static inline char *tt_run_ok(const char *cmd)
 {
-    int status;
-    char *out = tt_run(cmd, &status, NULL);
-    if (status != 0) {
-        print_error("command failed (status %d): %s\n%s\n", status, cmd, out);
-        free(out);
+    tu_cmd how = {.stdout_pipe = 1, .pass_stderr = 1};
+    tu_result r = tu_shell(&how, cmd);
+    if (r.status != 0) {
+        print_error("command failed (status %d): %s\n%s\n", r.status, cmd, r.out);
+        tu_result_free(&r);
         fail();
     }
-    return out;
-}
-
-/* A fresh temporary folder (name in buf); tt_rmdir removes it and all in it. */
-static inline void tt_mkdir(char *buf, size_t cap)
-{
-    const char *tmp = getenv("TMPDIR");
-    snprintf(buf, cap, "%s/cavegen-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    assert_non_null(mkdtemp(buf));
-}
-
-static inline void tt_rmdir(const char *dir)
-{
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf -- '%s'", dir);
-    assert_int_equal(system(cmd), 0);
-}
-
-/* Writes len bytes to path. */
-static inline void tt_write_file(const char *path, const void *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(data, 1, len, f), len);
-    assert_int_equal(fclose(f), 0);
+    free(r.err);
+    return r.out;
 }
 
 /* A cg_write_fn into a FILE *. */
