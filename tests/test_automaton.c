@@ -287,6 +287,18 @@ static void zero_passes_leave_the_map_unchanged(void **state)
 
 /* ---------------------------------------------------------- hand-worked */
 
+/* The oracle with parameters p turns the h rows `in` into the rows `want`. */
+static void check_oracle_by_hand(const char *const *in, int h, const char *const *want, params p)
+{
+    int w = (int)strlen(in[0]);
+    uint8_t *cells = tu_cells_from_rows(in, h);
+    uint8_t *expect = tu_cells_from_rows(want, h);
+    apply_oracle(&p, cells, w, h);
+    assert_memory_equal(cells, expect, (size_t)w * (size_t)h);
+    free(cells);
+    free(expect);
+}
+
 /* An empty 5x5 room. v1 and v2 of its interior cells, counting outside cells
  * as walls (the room has 16 wall cells, all on its ring):
  *   corner cells (1,1) etc.: 3x3 block x0..2,y0..2 has 5 walls -> v1 = 5;
@@ -315,12 +327,7 @@ static void generation_counts_outside_cells_as_walls_in_v2(void **state)
     tu_assert_grid_equals_rows(out, plus, 5, "generations r1=5 r2=11");
     cg_grid_free(out);
     /* The oracle agrees. */
-    uint8_t *cells = tu_cells_from_rows(in_rows, 5);
-    oracle_generations(cells, 5, 5, 1, 6, 12, 1);
-    uint8_t *expect = tu_cells_from_rows(want, 5);
-    assert_memory_equal(cells, expect, 25);
-    free(cells);
-    free(expect);
+    check_oracle_by_hand(in_rows, 5, want, (params){GENERATION, 1, 6, 12, 1});
     cg_grid_free(in);
 }
 
@@ -358,12 +365,7 @@ static void generation_self_option_excludes_the_centre_from_both_counts(void **s
         tu_assert_grid_equals_rows(out, cases[k].rows, 5, cases[k].text);
         cg_grid_free(out);
     }
-    uint8_t *cells = tu_cells_from_rows(in_rows, 5);
-    uint8_t *expect = tu_cells_from_rows(cases[2].rows, 5);
-    oracle_generations(cells, 5, 5, 1, 5, 12, 0);
-    assert_memory_equal(cells, expect, 25);
-    free(cells);
-    free(expect);
+    check_oracle_by_hand(in_rows, 5, cases[2].rows, (params){GENERATION, 1, 5, 12, 0});
     cg_grid_free(in);
 }
 
@@ -385,13 +387,29 @@ static void generation_self_option_excludes_the_centre_from_both_counts(void **s
  * floor in 3x3 = 9 - wall neighbours - (1 if the cell is a wall). */
 static const char *const map54[] = {"..#..", ".....", ".##..", "....."};
 
+typedef struct hand_case {
+    const char *text;
+    const char *rows[4];
+} hand_case;
+
+/* Each case's step on map54 gives its rows, and so does the oracle with the
+ * parameters `oracle` of case `checked`. */
+static void check_map54(const hand_case *cases, size_t n, size_t checked, params oracle)
+{
+    cg_grid *in = tu_grid_from_rows(map54, 4);
+    for (size_t k = 0; k < n; k++) {
+        cg_grid *out = tu_run(cases[k].text, 1, 0, 0, in);
+        tu_assert_grid_equals_rows(out, cases[k].rows, 4, cases[k].text);
+        cg_grid_free(out);
+    }
+    check_oracle_by_hand(map54, 4, cases[checked].rows, oracle);
+    cg_grid_free(in);
+}
+
 static void smooth_counts_eight_neighbours_on_a_hand_worked_map(void **state)
 {
     (void)state;
-    static const struct {
-        const char *text;
-        const char *rows[4];
-    } cases[] = {
+    static const hand_case cases[] = {
         /* wall iff neighbours >= T */
         {"smooth 1", {"#...#", ".....", ".....", "###.#"}},
         {"smooth 1 walls=5", {"#...#", ".....", ".....", "###.#"}},
@@ -402,28 +420,13 @@ static void smooth_counts_eight_neighbours_on_a_hand_worked_map(void **state)
         {"smooth 1 walls=0", {"#####", "#####", "#####", "#####"}},
         {"smooth 1 walls=7", {".....", ".....", ".....", "....."}},
     };
-    cg_grid *in = tu_grid_from_rows(map54, 4);
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        cg_grid *out = tu_run(cases[k].text, 1, 0, 0, in);
-        tu_assert_grid_equals_rows(out, cases[k].rows, 4, cases[k].text);
-        cg_grid_free(out);
-    }
-    uint8_t *cells = tu_cells_from_rows(map54, 4);
-    uint8_t *expect = tu_cells_from_rows(cases[2].rows, 4);
-    oracle_smooths(cells, 5, 4, 1, 4);
-    assert_memory_equal(cells, expect, 20);
-    free(cells);
-    free(expect);
-    cg_grid_free(in);
+    check_map54(cases, sizeof cases / sizeof cases[0], 2, (params){SMOOTH, 1, 4, 0, 0});
 }
 
 static void rule_counts_floor_in_the_3x3_block_on_a_hand_worked_map(void **state)
 {
     (void)state;
-    static const struct {
-        const char *text;
-        const char *rows[4];
-    } cases[] = {
+    static const hand_case cases[] = {
         /* floor iff floor-in-3x3 in LO..HI */
         {"rule 1 floor=5..8", {"#...#", ".....", ".....", "###.#"}},
         {"rule 1 floor=6..9", {"#####", "#....", "#....", "#####"}},
@@ -432,19 +435,7 @@ static void rule_counts_floor_in_the_3x3_block_on_a_hand_worked_map(void **state
         {"rule 1 floor=0..9", {".....", ".....", ".....", "....."}},
         {"rule 1 floor=9..9", {"#####", "#####", "#####", "#####"}},
     };
-    cg_grid *in = tu_grid_from_rows(map54, 4);
-    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        cg_grid *out = tu_run(cases[k].text, 1, 0, 0, in);
-        tu_assert_grid_equals_rows(out, cases[k].rows, 4, cases[k].text);
-        cg_grid_free(out);
-    }
-    uint8_t *cells = tu_cells_from_rows(map54, 4);
-    uint8_t *expect = tu_cells_from_rows(cases[3].rows, 4);
-    oracle_rules(cells, 5, 4, 1, 0, 4);
-    assert_memory_equal(cells, expect, 20);
-    free(cells);
-    free(expect);
-    cg_grid_free(in);
+    check_map54(cases, sizeof cases / sizeof cases[0], 3, (params){RULE, 1, 0, 4, 0});
 }
 
 /* A single floor cell: 8 outside neighbours, all walls. smooth: wall iff

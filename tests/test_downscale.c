@@ -382,19 +382,8 @@ static void bad_factors_are_refused_with_their_column(void **state)
         {"downscale two", 11, "integer"},
         {"downscale 2 k=3", 13, "no option"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cg_pipeline *p = NULL;
-        cg_diag diag = {0};
-        assert_int_equal(cg_pipeline_new(&p), CG_OK);
-        assert_int_equal(cg_pipeline_parse(p, cases[i].text, strlen(cases[i].text), &diag),
-                         CG_EPARSE);
-        assert_int_equal(diag.line, 1);
-        assert_int_equal(diag.column, cases[i].column);
-        if (!strstr(diag.message, cases[i].needle))
-            fail_msg("'%s': message '%s' lacks '%s'", cases[i].text, diag.message,
-                     cases[i].needle);
-        cg_pipeline_free(p);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        tu_expect_parse_error(cases[i].text, cases[i].column, cases[i].needle);
 }
 
 static void a_start_size_over_the_limit_is_refused(void **state)

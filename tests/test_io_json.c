@@ -67,130 +67,106 @@ static const char flatten_py[] =
     "    print('\\n'.join(flat(path)))\n"
     "    print('@@end@@')\n";
 
-/* A growable string. */
-typedef struct strbuf {
-    char *s;
-    size_t len, cap;
-} strbuf;
-
-static void add(strbuf *t, const char *fmt, ...)
+static void add_py_string(tu_buf *t, const char *s)
 {
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
-        va_end(ap);
-        assert_true(n >= 0);
-        if (t->s && (size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        }
-        t->cap = (t->cap + (size_t)n + 1) * 2;
-        t->s = realloc(t->s, t->cap);
-        assert_non_null(t->s);
-        t->s[t->len] = '\0';
-    }
-}
-
-/* A JSON string as python's json.dumps writes it, for ASCII text. */
-static void add_py_string(strbuf *t, const char *s)
-{
-    add(t, "\"");
+    tu_buf_printf(t, "\"");
     for (; *s; s++) {
         if (*s == '"' || *s == '\\')
-            add(t, "\\%c", *s);
+            tu_buf_printf(t, "\\%c", *s);
         else if (*s == '\n')
-            add(t, "\\n");
+            tu_buf_printf(t, "\\n");
         else
-            add(t, "%c", *s);
+            tu_buf_printf(t, "%c", *s);
     }
-    add(t, "\"");
+    tu_buf_printf(t, "\"");
 }
 
 /* What flatten_py prints for grid g written with info. */
 static char *expected_flat(const cg_grid *g, const cg_map_info *info)
 {
-    strbuf t = {0};
+    tu_buf t = {0};
     uint32_t w = cg_grid_width(g), h = cg_grid_height(g);
-    add(&t, "cavegen-map 1 %s\n%" PRIu32 " %" PRIu32 "\n", CG_VERSION_STRING, w, h);
+    tu_buf_printf(&t, "cavegen-map 1 %s\n%" PRIu32 " %" PRIu32 "\n", CG_VERSION_STRING, w, h);
     if (info && info->has_seed)
-        add(&t, "[\"%" PRIu64 "\", \"%" PRIu64 "\", ", info->seed, info->run_seed);
+        tu_buf_printf(&t, "[\"%" PRIu64 "\", \"%" PRIu64 "\", ", info->seed, info->run_seed);
     else
-        add(&t, "[null, null, ");
+        tu_buf_printf(&t, "[null, null, ");
     if (info && info->attempts)
-        add(&t, "%" PRIu32 ", ", info->attempts);
+        tu_buf_printf(&t, "%" PRIu32 ", ", info->attempts);
     else
-        add(&t, "null, ");
+        tu_buf_printf(&t, "null, ");
     if (info && info->preset_name)
         add_py_string(&t, info->preset_name);
     else
-        add(&t, "null");
-    add(&t, ", ");
+        tu_buf_printf(&t, "null");
+    tu_buf_printf(&t, ", ");
     if (info && info->preset_text)
         add_py_string(&t, info->preset_text);
     else
-        add(&t, "null");
-    add(&t, "]\n");
+        tu_buf_printf(&t, "null");
+    tu_buf_printf(&t, "]\n");
 
     const char *names[] = {"", "entrance", "exit", "points", "blocked"};
     for (cg_marker kind = CG_MARK_ENTRANCE; kind <= CG_MARK_BLOCKED; kind++) {
         int single = kind == CG_MARK_ENTRANCE || kind == CG_MARK_EXIT, found = 0;
-        add(&t, "%s", names[kind]);
+        tu_buf_printf(&t, "%s", names[kind]);
         for (size_t i = 0; i < cg_grid_marker_count(g); i++) {
             uint32_t x, y;
             cg_marker k;
             assert_int_equal(cg_grid_marker_at(g, i, &x, &y, &k), CG_OK);
             if (k != kind || (single && found))
                 continue;
-            add(&t, single ? " %" PRIu32 " %" PRIu32 : " %" PRIu32 ",%" PRIu32, x, y);
+            tu_buf_printf(&t, single ? " %" PRIu32 " %" PRIu32 : " %" PRIu32 ",%" PRIu32, x, y);
             found = 1;
         }
-        add(&t, single && !found ? " null\n" : "\n");
+        tu_buf_printf(&t, single && !found ? " null\n" : "\n");
     }
 
     cg_stats s;
     assert_int_equal(cg_grid_stats(g, NULL, &s, NULL), CG_OK);
-    add(&t, "stats %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64, s.floor,
-        s.floor * 1000 / ((uint64_t)w * h), s.regions, s.largest_region, s.dead_ends, s.points);
+    tu_buf_printf(&t, "stats %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64,
+        s.floor, s.floor * 1000 / ((uint64_t)w * h), s.regions, s.largest_region, s.dead_ends,
+        s.points);
     if (s.path_length < 0)
-        add(&t, " null\n");
+        tu_buf_printf(&t, " null\n");
     else
-        add(&t, " %" PRId64 "\n", s.path_length);
+        tu_buf_printf(&t, " %" PRId64 "\n", s.path_length);
 
     static const char marks[] = ".<>*x";
     for (uint32_t y = 0; y < h; y++) {
         for (uint32_t x = 0; x < w; x++) {
             cg_marker m = cg_grid_marker(g, x, y);
-            add(&t, "%c", cg_grid_get(g, x, y) == CG_WALL ? '#' : marks[m]);
+            tu_buf_printf(&t, "%c", cg_grid_get(g, x, y) == CG_WALL ? '#' : marks[m]);
         }
-        add(&t, "\n");
+        tu_buf_printf(&t, "\n");
     }
-    return t.s;
+    return t.data;
 }
 
 /* Appends the reach part: "reach null", or the count, the largest distance
  * and every reached cell in (y, x) order. */
 static char *with_reach(char *flat, const cg_grid *g, int has_reach)
 {
-    strbuf t = {flat, strlen(flat), strlen(flat) + 1};
+    tu_buf t = {.data = flat, .len = strlen(flat), .cap = strlen(flat) + 1};
     if (!has_reach) {
-        add(&t, "reach null\n");
-        return t.s;
+        tu_buf_printf(&t, "reach null\n");
+        return t.data;
     }
     uint32_t w = cg_grid_width(g), h = cg_grid_height(g), max = 0;
-    strbuf cells = {0};
-    add(&cells, "%s", "");
+    tu_buf cells = {0};
+    tu_buf_printf(&cells, "%s", "");
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++) {
             uint32_t d = cg_grid_distance(g, x, y);
             if (d == CG_UNREACHED)
                 continue;
             max = d > max ? d : max;
-            add(&cells, "%" PRIu32 " %" PRIu32 " %" PRIu32 "\n", x, y, d);
+            tu_buf_printf(&cells, "%" PRIu32 " %" PRIu32 " %" PRIu32 "\n", x, y, d);
         }
-    add(&t, "reach %" PRIu64 " %" PRIu32 "\n%s", cg_grid_reached_count(g), max, cells.s);
-    free(cells.s);
-    return t.s;
+    tu_buf_printf(&t, "reach %" PRIu64 " %" PRIu32 "\n%s", cg_grid_reached_count(g), max,
+                  cells.data);
+    free(cells.data);
+    return t.data;
 }
 
 /* Writes g as JSON to tu_workdir/NAME.json; the path goes to path. */
@@ -207,48 +183,7 @@ static void write_json(const cg_grid *g, const cg_map_info *info, const char *na
 }
 
 #define MAX_FILES 32
-#define PATH_CAP 400
-
-/* python flattens the files in one run (it takes a tenth of a second to
- * start): each file's lines, then "@@end@@". */
-static char *python_flat(char paths[][PATH_CAP], size_t n)
-{
-    char script[300];
-    snprintf(script, sizeof script, "%s/flatten.py", tu_workdir);
-    tu_write_file(script, flatten_py, strlen(flatten_py));
-    size_t cap = 64 + strlen(script) + n * (PATH_CAP + 3);
-    char *cmd = malloc(cap);
-    assert_non_null(cmd);
-    size_t len = (size_t)snprintf(cmd, cap, "python3 '%s'", script);
-    for (size_t i = 0; i < n; i++)
-        len += (size_t)snprintf(cmd + len, cap - len, " '%s'", paths[i]);
-    snprintf(cmd + len, cap - len, " 2>&1");
-    char *out = tt_run_ok(cmd);
-    free(cmd);
-    return out;
-}
-
-/* Fails unless python reads file i as want[i], for every i; frees want[]. */
-static void assert_read_back(char paths[][PATH_CAP], char **want, size_t n)
-{
-    char *got = python_flat(paths, n);
-    const char *g = got;
-    for (size_t i = 0; i < n; i++) {
-        const char *end = strstr(g, "@@end@@\n");
-        size_t glen = end ? (size_t)(end - g) : strlen(g), k = 0, line = 1;
-        if (!end || glen != strlen(want[i]) || memcmp(g, want[i], glen) != 0) {
-            while (k < glen && g[k] == want[i][k])
-                line += g[k++] == '\n';
-            print_error("%s: python read back something else, first at line %zu:\n got: %.80s\n"
-                        "want: %.80s\n",
-                        paths[i], line, g + k, want[i] + k);
-            fail();
-        }
-        g = end + 8;
-        free(want[i]);
-    }
-    free(got);
-}
+#define PATH_CAP TT_PATH_CAP
 
 /* A random map with every kind of marker, some of them several times. */
 static cg_grid *random_map(uint64_t *rng, uint32_t w, uint32_t h)
@@ -302,7 +237,7 @@ static void json_reads_back_as_the_grid_for_many_sizes(void **state)
             cg_grid_free(g);
         }
     }
-    assert_read_back(paths, want, n);
+    tt_assert_read_back(flatten_py, paths, want, n);
 }
 
 static void json_records_how_a_level_was_made(void **state)
@@ -331,7 +266,7 @@ static void json_records_how_a_level_was_made(void **state)
     assert_null(strstr(want, "entrance null"));
     assert_null(strstr(want, "exit null"));
     write_json(g, &info, "level", paths[0], PATH_CAP);
-    assert_read_back(paths, &want, 1);
+    tt_assert_read_back(flatten_py, paths, &want, 1);
     cg_grid_free(g);
     cg_pipeline_free(p);
 }
@@ -348,7 +283,7 @@ static void json_strings_are_escaped_and_made_utf8(void **state)
     cg_map_info info = {0, 0, 0, 0, "n\"ame", raw, sizeof raw - 1};
     char paths[1][PATH_CAP];
     write_json(g, &info, "escapes", paths[0], PATH_CAP);
-    char *got = python_flat(paths, 1);
+    char *got = tt_python_flat(flatten_py, paths, 1);
     char *line = strchr(strchr(got, '\n') + 1, '\n') + 1; /* the metadata line */
     static const char want[] =
         "[null, null, null, \"n\\\"ame\", \"a\\\"b\\\\c\\u0001\\t\\r\\n\\ufffd|\\ufffd\\ufffd|"

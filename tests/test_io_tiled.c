@@ -256,102 +256,79 @@ static const char flatten_py[] =
     "    print('\\n'.join(flat(path)))\n"
     "    print('@@end@@')\n";
 
-typedef struct strbuf {
-    char *s;
-    size_t len, cap;
-} strbuf;
-
-static void add(strbuf *t, const char *fmt, ...)
+static void add_py_string(tu_buf *t, const char *s, size_t len)
 {
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
-        va_end(ap);
-        assert_true(n >= 0);
-        if (t->s && (size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        }
-        t->cap = (t->cap + (size_t)n + 1) * 2;
-        t->s = realloc(t->s, t->cap);
-        assert_non_null(t->s);
-        t->s[t->len] = '\0';
-    }
-}
-
-/* ASCII text as python's json.dumps writes it, then a line break. */
-static void add_py_string(strbuf *t, const char *s, size_t len)
-{
-    add(t, "\"");
+    tu_buf_printf(t, "\"");
     for (size_t i = 0; i < len; i++) {
         if (s[i] == '"' || s[i] == '\\')
-            add(t, "\\%c", s[i]);
+            tu_buf_printf(t, "\\%c", s[i]);
         else if (s[i] == '\n')
-            add(t, "\\n");
+            tu_buf_printf(t, "\\n");
         else
-            add(t, "%c", s[i]);
+            tu_buf_printf(t, "%c", s[i]);
     }
-    add(t, "\"\n");
+    tu_buf_printf(t, "\"\n");
 }
 
 /* What flatten_py prints for g written with info (ASCII-only strings). */
 static char *expected_flat(const cg_grid *g, const cg_map_info *info)
 {
-    strbuf t = {0};
+    tu_buf t = {0};
     uint32_t w = cg_grid_width(g), h = cg_grid_height(g);
     int reach = cg_grid_reached_count(g) > 0;
     size_t nmarks = cg_grid_marker_count(g);
-    add(&t, "map 1.8 orthogonal right-down %u %u %u %u 0 %d %zu\n", w, h, TILE, TILE, reach ? 4 : 3,
-        nmarks + 1);
-    add(&t, "property generator string \"cavegen %s\"\n", CG_VERSION_STRING);
+    tu_buf_printf(&t, "map 1.8 orthogonal right-down %u %u %u %u 0 %d %zu\n", w, h, TILE, TILE,
+        reach ? 4 : 3, nmarks + 1);
+    tu_buf_printf(&t, "property generator string \"cavegen %s\"\n", CG_VERSION_STRING);
     if (info->has_seed)
-        add(&t, "property seed string \"%llu\"\nproperty run_seed string \"%llu\"\n",
+        tu_buf_printf(&t, "property seed string \"%llu\"\nproperty run_seed string \"%llu\"\n",
             (unsigned long long)info->seed, (unsigned long long)info->run_seed);
     if (info->attempts)
-        add(&t, "property attempts int \"%u\"\n", info->attempts);
+        tu_buf_printf(&t, "property attempts int \"%u\"\n", info->attempts);
     if (info->preset_name) {
-        add(&t, "property preset string ");
+        tu_buf_printf(&t, "property preset string ");
         add_py_string(&t, info->preset_name, strlen(info->preset_name));
     }
     if (info->preset_text) {
-        add(&t, "property preset_text string ");
+        tu_buf_printf(&t, "property preset_text string ");
         add_py_string(&t, info->preset_text, info->preset_text_len);
     }
-    add(&t, "tileset 1 cavegen %u %u 48 8 %s 128 96\n", TILE, TILE, CG_TILESET_IMAGE);
+    tu_buf_printf(&t, "tileset 1 cavegen %u %u 48 8 %s 128 96\n", TILE, TILE, CG_TILESET_IMAGE);
     static const char *const kinds[] = {"wall", "floor", "entrance", "exit", "poi", "blocked"};
     for (unsigned i = 0; i < NTILES; i++) {
         if (i < 6)
-            add(&t, "tile %u %s solid:bool=%s\n", i, kinds[i], i == 0 || i == 5 ? "true" : "false");
+            tu_buf_printf(&t, "tile %u %s solid:bool=%s\n", i, kinds[i],
+                          i == 0 || i == 5 ? "true" : "false");
         else
-            add(&t, "tile %u reach distance:int=%u\n", i, i - 6);
+            tu_buf_printf(&t, "tile %u reach distance:int=%u\n", i, i - 6);
     }
-    add(&t, "layer 1 cells %u %u\n", w, h);
+    tu_buf_printf(&t, "layer 1 cells %u %u\n", w, h);
     for (uint32_t y = 0; y < h; y++) {
         for (uint32_t x = 0; x < w; x++)
-            add(&t, "%s%d", x ? " " : "", cg_grid_get(g, x, y) == CG_WALL ? 1 : 2);
-        add(&t, "\n");
+            tu_buf_printf(&t, "%s%d", x ? " " : "", cg_grid_get(g, x, y) == CG_WALL ? 1 : 2);
+        tu_buf_printf(&t, "\n");
     }
     if (reach) {
-        add(&t, "layer 2 reach %u %u\n", w, h);
+        tu_buf_printf(&t, "layer 2 reach %u %u\n", w, h);
         for (uint32_t y = 0; y < h; y++) {
             for (uint32_t x = 0; x < w; x++) {
                 uint32_t d = cg_grid_distance(g, x, y);
-                add(&t, "%s%u", x ? " " : "", d == CG_UNREACHED ? 0 : 7 + (d < 36 ? d : 36));
+                tu_buf_printf(&t, "%s%u", x ? " " : "",
+                              d == CG_UNREACHED ? 0 : 7 + (d < 36 ? d : 36));
             }
-            add(&t, "\n");
+            tu_buf_printf(&t, "\n");
         }
     }
-    add(&t, "objectgroup %d markers\n", reach ? 3 : 2);
+    tu_buf_printf(&t, "objectgroup %d markers\n", reach ? 3 : 2);
     static const char *const names[] = {"", "entrance", "exit", "poi", "blocked"};
     for (size_t i = 0; i < nmarks; i++) {
         uint32_t x, y;
         cg_marker k;
         assert_int_equal(cg_grid_marker_at(g, i, &x, &y, &k), CG_OK);
-        add(&t, "object %zu %s %s %d %u %u %u %u\n", i + 1, names[k], names[k], (int)k + 2,
-            x * TILE, (y + 1) * TILE, TILE, TILE);
+        tu_buf_printf(&t, "object %zu %s %s %d %u %u %u %u\n", i + 1, names[k], names[k],
+            (int)k + 2, x * TILE, (y + 1) * TILE, TILE, TILE);
     }
-    return t.s;
+    return t.data;
 }
 
 static void write_map(const cg_grid *g, const cg_map_info *info, cg_format f, const char *path)
@@ -365,40 +342,7 @@ static void write_map(const cg_grid *g, const cg_map_info *info, cg_format f, co
 }
 
 #define MAX_FILES 32
-#define PATH_CAP 400
-
-/* python flattens the files in one run (it takes a tenth of a second to
- * start); fails unless file i reads as want[i], for every i. Frees want[]. */
-static void assert_read_back(char paths[][PATH_CAP], char **want, size_t n)
-{
-    char script[300];
-    snprintf(script, sizeof script, "%s/flatten.py", tu_workdir);
-    tu_write_file(script, flatten_py, strlen(flatten_py));
-    size_t cap = 64 + strlen(script) + n * (PATH_CAP + 3);
-    char *cmd = malloc(cap);
-    assert_non_null(cmd);
-    size_t len = (size_t)snprintf(cmd, cap, "python3 '%s'", script);
-    for (size_t i = 0; i < n; i++)
-        len += (size_t)snprintf(cmd + len, cap - len, " '%s'", paths[i]);
-    snprintf(cmd + len, cap - len, " 2>&1");
-    char *got = tt_run_ok(cmd);
-    free(cmd);
-    const char *g = got;
-    for (size_t i = 0; i < n; i++) {
-        const char *end = strstr(g, "@@end@@\n");
-        size_t glen = end ? (size_t)(end - g) : strlen(g), k = 0, line = 1;
-        if (!end || glen != strlen(want[i]) || memcmp(g, want[i], glen) != 0) {
-            while (k < glen && g[k] == want[i][k])
-                line += g[k++] == '\n';
-            print_error("%s: differs at line %zu:\n got: %.100s\nwant: %.100s\n", paths[i], line,
-                        g + k, want[i] + k);
-            fail();
-        }
-        g = end + 8;
-        free(want[i]);
-    }
-    free(got);
-}
+#define PATH_CAP TT_PATH_CAP
 
 /* A random cave with every kind of marker and, if reach, a reach from the
  * first free cell. */
@@ -456,7 +400,7 @@ static void tmx_and_tmj_say_the_same_thing_about_the_grid(void **state)
             cg_grid_free(g);
         }
     }
-    assert_read_back(paths, want, n);
+    tt_assert_read_back(flatten_py, paths, want, n);
 }
 
 /* Any bytes in the preset's name and text make a well-formed map: markup

@@ -702,32 +702,18 @@ static void an_even_or_too_small_size_is_an_error_that_names_good_sizes(void **s
                       "use 1048575x3");
 }
 
-static void assert_parse_error(const char *text, int column, const char *fragment)
-{
-    cg_pipeline *p = NULL;
-    cg_diag diag = {0};
-    assert_int_equal(cg_pipeline_new(&p), CG_OK);
-    assert_int_equal(cg_pipeline_parse(p, text, strlen(text), &diag), CG_EPARSE);
-    if (diag.line != 1 || diag.column != column || !strstr(diag.message, fragment)) {
-        print_error("'%s': got %d:%d: %s; want 1:%d: ...%s...\n", text, diag.line, diag.column,
-                    diag.message, column, fragment);
-        fail();
-    }
-    cg_pipeline_free(p);
-}
-
 static void malformed_maze_options_are_rejected_with_their_column(void **state)
 {
     (void)state;
-    assert_parse_error("maze loops loops=30%", 12, "loops given twice");
-    assert_parse_error("maze loops=30% loops", 6, "loops given twice");
-    assert_parse_error("maze loops=130%", 12, "loops must be a percentage");
-    assert_parse_error("maze loops=", 12, "loops must be a percentage");
-    assert_parse_error("maze loops=-5", 12, "loops must be a percentage");
-    assert_parse_error("maze connected connected", 16, "connected given twice");
-    assert_parse_error("maze 5", 6, "unexpected '5'");
-    assert_parse_error("maze no_isolated", 6, "unexpected 'no_isolated'");
-    assert_parse_error("maze walls=3", 6, "no option 'walls'");
+    tu_expect_parse_error("maze loops loops=30%", 12, "loops given twice");
+    tu_expect_parse_error("maze loops=30% loops", 6, "loops given twice");
+    tu_expect_parse_error("maze loops=130%", 12, "loops must be a percentage");
+    tu_expect_parse_error("maze loops=", 12, "loops must be a percentage");
+    tu_expect_parse_error("maze loops=-5", 12, "loops must be a percentage");
+    tu_expect_parse_error("maze connected connected", 16, "connected given twice");
+    tu_expect_parse_error("maze 5", 6, "unexpected '5'");
+    tu_expect_parse_error("maze no_isolated", 6, "unexpected 'no_isolated'");
+    tu_expect_parse_error("maze walls=3", 6, "no option 'walls'");
 }
 
 /* ------------------------------------------------- markers, composition */

@@ -664,17 +664,8 @@ static void placement_arguments_are_checked_with_their_column(void **state)
         {"entrance now", 10, "unexpected 'now'"},
         {"exit 2", 6, "unexpected '2'"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        cg_pipeline *p = NULL;
-        cg_diag diag = {0};
-        assert_int_equal(cg_pipeline_new(&p), CG_OK);
-        assert_int_equal(cg_pipeline_parse(p, cases[i].text, strlen(cases[i].text), &diag),
-                         CG_EPARSE);
-        if (diag.column != cases[i].column || !strstr(diag.message, cases[i].needle))
-            fail_msg("'%s': column %d '%s', want column %d and '%s'", cases[i].text,
-                     diag.column, diag.message, cases[i].column, cases[i].needle);
-        cg_pipeline_free(p);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        tu_expect_parse_error(cases[i].text, cases[i].column, cases[i].needle);
 }
 
 int main(void)

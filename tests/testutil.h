@@ -7,11 +7,13 @@
 #ifndef CG_TESTUTIL_H
 #define CG_TESTUTIL_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cavegen/cavegen.h"
+#include "grid_equal.h" /* tu_grids_equal, tu_cells_equal */
 
 /* splitmix64 (Steele, Lea, Flood 2014): the tests' own deterministic PRNG. */
 static inline uint64_t tu_next(uint64_t *state)
@@ -188,20 +190,6 @@ static inline cg_grid *tu_run(const char *text, uint64_t seed, uint32_t w, uint3
     return out;
 }
 
-/* Grids are equal in size, cells and markers. */
-static inline int tu_grids_equal(const cg_grid *a, const cg_grid *b)
-{
-    uint32_t w = cg_grid_width(a), h = cg_grid_height(a);
-    if (w != cg_grid_width(b) || h != cg_grid_height(b))
-        return 0;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++)
-            if (cg_grid_get(a, x, y) != cg_grid_get(b, x, y) ||
-                cg_grid_marker(a, x, y) != cg_grid_marker(b, x, y))
-                return 0;
-    return 1;
-}
-
 /* A growable memory sink for cg_write. fail_at: the callback returns nonzero
  * on that call (1-based); 0 never fails. */
 typedef struct tu_buf {
@@ -231,6 +219,26 @@ static inline int tu_buf_write(void *ctx, const void *data, size_t len)
     b->len += len;
     b->data[b->len] = '\0';
     return 0;
+}
+
+/* Appends printf-formatted text to b (never failing it). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static inline void tu_buf_printf(tu_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0);
+    char *text = malloc((size_t)n + 1);
+    assert_non_null(text);
+    va_start(ap, fmt);
+    vsnprintf(text, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    assert_int_equal(tu_buf_write(b, text, (size_t)n), 0);
+    free(text);
 }
 
 static inline void tu_buf_free(tu_buf *b)
@@ -303,7 +311,8 @@ static inline void tu_expect_parse_error(const char *text, int column, const cha
     assert_int_equal(cg_pipeline_new(&p), CG_OK);
     assert_int_equal(cg_pipeline_parse(p, text, strlen(text), &diag), CG_EPARSE);
     if (diag.line != 1 || diag.column != column || !strstr(diag.message, needle)) {
-        print_error("\"%s\": got %d:%d: %s\n", text, diag.line, diag.column, diag.message);
+        print_error("\"%s\": got %d:%d: %s; want 1:%d: ...%s...\n", text, diag.line,
+                    diag.column, diag.message, column, needle);
         fail();
     }
     cg_pipeline_free(p);

@@ -146,7 +146,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_fail("ASCII output differs from the normalised input (%zu vs %zu bytes)", out.len,
                   nlen);
     fuzz_check(cg_read_ascii((const char *)out.data, out.len, &back, &d) == CG_OK);
-    fuzz_check(fuzz_grids_equal(g, back));
+    fuzz_check(tu_grids_equal(g, back));
     fuzz_check(cg_write(back, NULL, fuzz_buf_write, &again, &d) == CG_OK);
     fuzz_check(again.len == out.len && memcmp(again.data, out.data, out.len) == 0);
 

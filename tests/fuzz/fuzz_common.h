@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "cavegen/cavegen.h"
+#include "../grid_equal.h" /* tu_grids_equal, tu_cells_equal */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -69,35 +70,6 @@ static inline void fuzz_buf_free(fuzz_buf *b)
 {
     free(b->data);
     *b = (fuzz_buf){0};
-}
-
-/* ------------------------------------------------------ grid equality */
-
-/* Same size and cells (markers aside). */
-static inline int fuzz_cells_equal(const cg_grid *a, const cg_grid *b)
-{
-    uint32_t w = cg_grid_width(a), h = cg_grid_height(a);
-    if (w != cg_grid_width(b) || h != cg_grid_height(b))
-        return 0;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++)
-            if (cg_grid_get(a, x, y) != cg_grid_get(b, x, y))
-                return 0;
-    return 1;
-}
-
-/* Same size, same cells, same markers. */
-static inline int fuzz_grids_equal(const cg_grid *a, const cg_grid *b)
-{
-    uint32_t w = cg_grid_width(a), h = cg_grid_height(a);
-    if (w != cg_grid_width(b) || h != cg_grid_height(b))
-        return 0;
-    for (uint32_t y = 0; y < h; y++)
-        for (uint32_t x = 0; x < w; x++)
-            if (cg_grid_get(a, x, y) != cg_grid_get(b, x, y) ||
-                cg_grid_marker(a, x, y) != cg_grid_marker(b, x, y))
-                return 0;
-    return 1;
 }
 
 /* ------------------------------------------------------ text checks */

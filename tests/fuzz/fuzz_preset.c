@@ -126,7 +126,7 @@ static void run_small(const cg_pipeline *p, uint64_t h, const cg_grid *input)
     }
     if (sa == CG_OK) {
         fuzz_check(a && b);
-        fuzz_check(fuzz_grids_equal(a, b));
+        fuzz_check(tu_grids_equal(a, b));
         fuzz_check(ia.attempts == ib.attempts && ia.seed == ib.seed);
         fuzz_check(ia.attempts >= 1 && ia.attempts <= 2);
         if (!input) {
@@ -152,8 +152,8 @@ static void run_small(const cg_pipeline *p, uint64_t h, const cg_grid *input)
         cg_grid *back = NULL;
         fuzz_check(cg_write(a, NULL, fuzz_buf_write, &out, &dw2) == CG_OK);
         fuzz_check(cg_read_ascii((const char *)out.data, out.len, &back, &dw2) == CG_OK);
-        fuzz_check(cg_grid_reached_count(a) ? fuzz_cells_equal(a, back)
-                                            : fuzz_grids_equal(a, back));
+        fuzz_check(cg_grid_reached_count(a) ? tu_cells_equal(a, back)
+                                            : tu_grids_equal(a, back));
         cg_grid_free(back);
         fuzz_buf_free(&out);
     } else {

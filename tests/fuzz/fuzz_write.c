@@ -133,9 +133,9 @@ static void check_output(const cg_grid *g, cg_format f, uint32_t scale, const fu
             }
         }
         fuzz_check(cg_read_ascii((const char *)b->data, b->len, &back, &d) == CG_OK);
-        fuzz_check(fuzz_cells_equal(g, back));
+        fuzz_check(tu_cells_equal(g, back));
         if (cg_grid_reached_count(g) == 0)
-            fuzz_check(fuzz_grids_equal(g, back));
+            fuzz_check(tu_grids_equal(g, back));
         cg_grid_free(back);
         break;
     }
