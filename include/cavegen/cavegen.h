@@ -52,6 +52,14 @@ typedef enum cg_status {
 /* A static English description of a status; never NULL. */
 const char *cg_strerror(cg_status status);
 
+/* A byte count as cavegen's messages write it, so that a program's own
+ * messages about memory budgets read the same: in the largest of bytes,
+ * KiB and MiB it is at least one of, with one decimal under 10 when not
+ * whole ("512 KiB", "1.9 MiB", "24105 MiB"); rounded up when round_up is
+ * nonzero (a need), else down (a budget). buf holds at least 32 bytes; it
+ * gets a NUL-terminated string. */
+void cg_format_bytes(char buf[32], uint64_t bytes, int round_up);
+
 /* The version of the library linked at run time, which may be a later minor
  * version than the header a program was built with: major << 16 | minor << 8
  * | patch, as CG_VERSION_NUMBER. A program that needs a function or field

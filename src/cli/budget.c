@@ -160,24 +160,6 @@ uint64_t cli_memory_available(void)
     return cli_memory_room("/proc/meminfo", "/proc/self/cgroup", "/sys/fs/cgroup");
 }
 
-/* A size for messages, as the library writes them (cg__format_bytes):
- * "512 KiB", "1.9 MiB", "24105 MiB"; rounded up (a need) or down (a
- * budget). */
-static void format_bytes(char buf[32], uint64_t bytes, int up)
-{
-    static const char *const units[] = {"bytes", "KiB", "MiB"};
-    const unsigned u = bytes >= MIB ? 2 : bytes >= 1024 ? 1 : 0, shift = 10 * u;
-    const uint64_t round = up ? (UINT64_C(1) << shift) - 1 : 0;
-    if (u && bytes < (UINT64_C(10) << shift)) { /* tenths: 10..99 */
-        uint64_t t = (bytes * 10 + round) >> shift;
-        if (t % 10 && t < 100) {
-            snprintf(buf, 32, "%" PRIu64 ".%" PRIu64 " %s", t / 10, t % 10, units[u]);
-            return;
-        }
-    }
-    uint64_t whole = (bytes >> shift) + (up && (bytes & round) ? 1 : 0);
-    snprintf(buf, 32, "%" PRIu64 " %s", whole, units[u]);
-}
 
 /* A start size whose grid alone does not fit in 64 bits. */
 static void size_error(uint32_t width, uint32_t height)
@@ -214,8 +196,8 @@ int cli_check_memory(struct cli_run *run)
     uint64_t total = per_map > UINT64_MAX / at_once ? UINT64_MAX : per_map * at_once;
     if (budget && total > budget) {
         char need[32], limit[32];
-        format_bytes(need, total, 1);
-        format_bytes(limit, budget, 0);
+        cg_format_bytes(need, total, 1);
+        cg_format_bytes(limit, budget, 0);
         if (at_once > 1)
             cli_error("%u %" PRIu32 "x%" PRIu32 " maps at once need at least %s, over the memory "
                       "budget of %s: use fewer -j or raise --max-memory",

@@ -1,4 +1,5 @@
 /* core/mem.c - the per-run memory budget behind the allocator of core/mem.h. */
+#include "cavegen/cavegen.h"
 #include "core/mem.h"
 
 #include <inttypes.h>
@@ -64,7 +65,7 @@ void cg__mem_release(size_t size, uint64_t id)
         b->used -= size;
 }
 
-void cg__format_bytes(char *buf, uint64_t bytes, int up)
+void cg_format_bytes(char buf[32], uint64_t bytes, int up)
 {
     static const char *const units[] = {"bytes", "KiB", "MiB"};
     const unsigned u = bytes >= (UINT64_C(1) << 20) ? 2 : bytes >= 1024 ? 1 : 0, shift = 10 * u;

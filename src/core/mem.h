@@ -47,12 +47,6 @@ void cg__budget_end(cg__budget *b);
 cg__budget *cg__budget_suspend(void);
 void cg__budget_resume(cg__budget *b);
 
-/* A size for messages: in the largest of bytes, KiB and MiB it is at least
- * one of, with one decimal under 10 when not whole ("512 KiB", "1.9 MiB",
- * "24105 MiB"); rounded up (a need) or down (a budget). buf holds at least
- * 32 bytes. */
-void cg__format_bytes(char *buf, uint64_t bytes, int up);
-
 /* Admits size more bytes to the current budget, if any: 0 when that would
  * pass its limit. *id gets the budget's id, 0 without one. */
 int cg__mem_admit(size_t size, uint64_t *id);

@@ -174,7 +174,7 @@ static void over_budget(const cg__budget *b, const cg__step *s, uint32_t w, uint
                         cg_diag *diag)
 {
     char limit[32];
-    cg__format_bytes(limit, b->limit, 0);
+    cg_format_bytes(limit, b->limit, 0);
     if (s)
         cg__diag(diag, s->line, s->column,
                  "%s on a %ux%u map needs more than the memory budget of %s", s->def->name, w, h,
@@ -418,8 +418,8 @@ cg_status cg_pipeline_run(const cg_pipeline *pipeline, const cg_run_options *opt
         uint32_t w = plan.input ? plan.input->w : plan.width - 2 * plan.halo;
         uint32_t h = plan.input ? plan.input->h : plan.height - 2 * plan.halo;
         char need[32], limit[32];
-        cg__format_bytes(need, estimate, 1);
-        cg__format_bytes(limit, options->max_memory, 0);
+        cg_format_bytes(need, estimate, 1);
+        cg_format_bytes(limit, options->max_memory, 0);
         cg__diag(diag, 0, 0, "a %ux%u map needs at least %s, over the memory budget of %s", w, h,
                  need, limit);
         if (info)

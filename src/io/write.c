@@ -136,7 +136,7 @@ cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_writ
         cg__budget_end(&budget);
     if (st == CG_ENOMEM && budget.refused) {
         char limit[32];
-        cg__format_bytes(limit, budget.limit, 0);
+        cg_format_bytes(limit, budget.limit, 0);
         cg__diag(diag, 0, 0, "writing a %ux%u map as %s needs more than the memory budget of %s",
                  grid->w, grid->h, cg_format_name(o->format), limit);
     } else if (st == CG_ENOMEM && diag && !diag->message[0]) {

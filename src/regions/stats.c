@@ -74,7 +74,7 @@ cg_status cg_grid_stats(const cg_grid *grid, const cg_stats_options *options, cg
         cg__budget_end(&budget);
     if (st == CG_ENOMEM && budget.refused) {
         char limit[32];
-        cg__format_bytes(limit, budget.limit, 0);
+        cg_format_bytes(limit, budget.limit, 0);
         cg__diag(diag, 0, 0, "the statistics of a %ux%u map need more than the memory budget of %s",
                  grid->w, grid->h, limit);
     } else if (st == CG_ENOMEM) {
