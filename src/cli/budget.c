@@ -1,5 +1,6 @@
-/* budget.c - the memory budget of a run (docs/cli.md "The memory budget"): a size too big for memory fails before allocating, never by the
- * OOM killer. Linux overcommits, so an allocation the machine cannot back may
+/* budget.c - the memory budget of a run (docs/cli.md "The memory budget"):
+ * a size too big for memory fails before allocating, never by the OOM
+ * killer. Linux overcommits, so an allocation the machine cannot back may
  * succeed and the run then be killed halfway; so the run's estimated peak is
  * checked here before it starts, and each map then runs with its share of
  * the budget as the library's cg_run_options.max_memory, which also bounds
