@@ -4,7 +4,7 @@
  *   - the scalar oracle of the test suite (tests/oracle.c, a bounds-checked
  *     per-cell loop on one byte per cell),
  *   - "naive C" (bench/naive.c: an int per cell, bounds-checked reads, loops
- *     over the neighbourhood, as the seeds' code is written),
+ *     over the neighbourhood, as the articles' code is written),
  *   - libpng with its default settings writing the same image as cg_write.
  *
  * Output: one line per case, tab-separated:

@@ -1,5 +1,5 @@
 /* naive.c - the "naive C" baseline of the benchmark: the r1/r2 rule written
- * the way the seeds' code and most game code write it - an int per cell, a
+ * the way the articles' code and most game code write it - an int per cell, a
  * bounds-checked read per neighbour, loops over the neighbourhood offsets
  * (the cellular-automaton cave article's voisins_1 / voisins_2, the Russian
  * cellular-automata article's count_wall_neighbors; docs/algorithms.md).

@@ -7,9 +7,9 @@ Cases (each prints one tab-separated line, like bench/bench.c):
   np_gen52_SIZE, np_gen5m1_SIZE   one generation of the r1/r2 rule by seed
         000's method: a uint8 array padded with three rings of walls, v1 and
         v2 as whole-array sums of shifted slices (voisins_1, voisins_2), then
-        (v1 >= r1) | (v2 <= r2). For r2 = -1 v2 is not computed (the seed's
+        (v1 >= r1) | (v2 <= r2). For r2 = -1 v2 is not computed (the article's
         code always computes it; skipping it is the fair comparison).
-  np_fill_SIZE                  the seed's fill: randint(0, 100) < 45.
+  np_fill_SIZE                  the article's fill: randint(0, 100) < 45.
   scipy_remove_floor_4096       scipy.ndimage.label + bincount filter on the
         type2 map bench.c wrote to MAPFILE (remove-floor min=50).
   scipy_label_4096              scipy.ndimage.label alone, same map.
@@ -50,7 +50,7 @@ def new_zone(size, rng):
 
 
 def generation(zone, r1, r2):
-    """One generation, in place, as the seed's code does it."""
+    """One generation, in place, as the article's code does it."""
     inner = zone[3:-3, 3:-3]
     v1 = inner.copy()  # uint8, the cell itself counted
     for dy, dx in VOISINS_1:

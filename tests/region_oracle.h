@@ -1,6 +1,6 @@
 /* region_oracle.h - the plain scalar reference for 4-connected regions
  * (the Russian cellular-automata article): a textbook breadth-first flood fill over a byte per cell,
- * bounds-checked, exactly as the seed describes it ("walk the matrix, find an
+ * bounds-checked, exactly as the article describes it ("walk the matrix, find an
  * unvisited floor cell, BFS in four directions, mark visited"). The library's
  * run-based labeller is tested bit for bit against it. Include after
  * testutil.h. Maps are row-major bytes, 1 = wall, 0 = floor.

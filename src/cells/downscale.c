@@ -69,7 +69,7 @@ static inline uint64_t even_bits(uint64_t v)
     return (v | v >> 16) & UINT64_C(0x00000000FFFFFFFF);
 }
 
-/* K = 2, the seed's factor, 64 result cells at a time: the blocks of only
+/* K = 2, the level article's factor, 64 result cells at a time: the blocks of only
  * walls and of only floor come out of word operations, and only the mixed
  * blocks (1 to 3 walls) are counted and hashed one by one. Same cells as
  * the general path. */

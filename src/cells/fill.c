@@ -168,9 +168,9 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
         fill_scalar(g, key, threshold, &win);
         break;
     }
-    /* The cellular-automaton cave article forces the map's borders to wall; a window of the infinite
-     * cave (docs/scale.md) has no border, only the tail bits past the
-     * width, which stay wall in every grid. */
+    /* The cellular-automaton cave article forces the map's borders to
+     * wall; a window of the infinite cave (docs/scale.md) has no border,
+     * only the tail bits past the width, which stay wall in every grid. */
     uint64_t last = UINT64_C(1) << ((g->w - 1) & 63), tail = cg__tail_mask(g);
     for (uint32_t y = y0; y < y1; y++) {
         uint64_t *r = cg__row(g, y);

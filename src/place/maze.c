@@ -15,9 +15,9 @@
  * - no-isolated ("Forbid isolated squares"): find the isolated blocks and tie
  *   each to the rest of the maze with a wall.
  *
- * Layout: the seed's "cases" are rooms at odd (x, y); the cells between two
+ * Layout: the article's "cases" are rooms at odd (x, y); the cells between two
  * rooms are their walls; cells at even (x, y) are pillars, never dug. A room
- * is initialised iff its cell is floor, so the bitboard itself is the seed's
+ * is initialised iff its cell is floor, so the bitboard itself is the article's
  * second table: no other per-room state, no allocation. The mole is not a
  * backtracker: it never returns, so it needs no stack; the scan for the next
  * uninitialised room only moves forward, so the whole run is O(rooms).
@@ -115,7 +115,7 @@ static unsigned pick(uint64_t hash, unsigned m)
     return COUNT[m] == 1 ? NTH[m][0] : NTH[m][cg__rng_below(&r, COUNT[m])];
 }
 
-/* The seed's algorithm on an all-wall grid of odd size >= 3. */
+/* The article's algorithm on an all-wall grid of odd size >= 3. */
 static void dig_moles(cg_grid *g, uint64_t key, int connected, uint32_t loops_ppb)
 {
     cg__rng mole = {sub_key(key, SUB_DIG)};
@@ -172,7 +172,7 @@ static void dig_moles(cg_grid *g, uint64_t key, int connected, uint32_t loops_pp
     }
 }
 
-/* The seed's "blocs isoles": a pillar (even x, even y, strictly inside the
+/* The article's "blocs isoles": a pillar (even x, even y, strictly inside the
  * border ring) whose four neighbours are floor stands alone. Each is tied to
  * a neighbouring wall by closing one of its four openings, chosen at random.
  *
@@ -276,7 +276,7 @@ static cg_status run_maze(const cg__step *step, cg__run *run)
     if (!(g->w & 1u) || !(g->h & 1u) || g->w < 3 || g->h < 3)
         return bad_size(step, run);
     uint64_t key = cg__step_rand_key(step, run->seed);
-    /* The maze replaces every cell (seed step 2: walls everywhere). */
+    /* The maze replaces every cell (the article's step 2: walls everywhere). */
     cg__grid_fill_walls(g);
     dig_moles(g, key, step->u.maze.connected, step->u.maze.loops_ppb);
     if (step->u.maze.no_isolated)

@@ -49,8 +49,9 @@
 #include "engine/steps.h"
 #include "regions/regions.h"
 
-/* The default corridor width: the two cells of the type 2 corridors of the cellular-automaton cave article,
- * the narrowest passage that does not read as a crack in the rock. */
+/* The default corridor width: the two cells of the type 2 corridors of the
+ * cellular-automaton cave article, the narrowest passage that does not read
+ * as a crack in the rock. */
 #define CG__CONNECT_DEFAULT_WIDTH 2
 
 #define NONE UINT32_MAX

@@ -1,6 +1,7 @@
-/* regions/reach.c - cells reachable within M moves, with their distances (Les cellules accessibles, docs/algorithms.md).
+/* regions/reach.c - cells reachable within M moves, with their distances
+ * (Les cellules accessibles, docs/algorithms.md).
  *
- * The seed's lessons: go from neighbour to neighbour and never re-explore a
+ * The article's lessons: go from neighbour to neighbour and never re-explore a
  * cell (each cell enters the search once); and a bitboard version - rows as
  * machine words, the frontier grown by shifts and ORs, ANDed with the free
  * cells - is far cheaper than cell-by-cell code. Both are here:
@@ -134,7 +135,7 @@ static inline uint32_t *dist_at(cg__reach *r, uint32_t wx, uint32_t wy)
     return &r->dist[(size_t)(wy + 1) * r->stride + wx + 1];
 }
 
-/* Level-synchronous bitboard search (the seed's "utilisation du binaire"). */
+/* Level-synchronous bitboard search (the article's "utilisation du binaire"). */
 static cg_status search_bitboard(cg__reach *r, const bitwin *fr, const cg_point *starts,
                                  size_t nstarts, uint32_t max_moves)
 {

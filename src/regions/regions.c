@@ -3,7 +3,7 @@
  * ones"), and the steps built on them:
  * `remove-floor min=N`, `remove-walls min=N`, `keep-largest`.
  *
- * Instead of the seed's per-cell BFS, regions are labelled on *runs*: the
+ * Instead of the article's per-cell BFS, regions are labelled on *runs*: the
  * maximal horizontal stretches of one kind of cell in a row. A row's runs
  * come out of the bitboard with word operations (starts = m & ~(m << 1),
  * ends likewise) and count-trailing-zeros. A run of row y is 4-connected to
