@@ -204,13 +204,14 @@ cg_status cg_grid_set_marker(cg_grid *grid, int64_t x, int64_t y, cg_marker mark
     size_t i = mark_lower_bound(grid, ux, uy);
     if (i < grid->nmarks && grid->marks[i].x == ux && grid->marks[i].y == uy) {
         grid->marks[i].kind = (uint8_t)marker;
+        grid->marks[i].sym = cg__mark_symbol(marker);
         return CG_OK;
     }
     cg_status st = mark_reserve(grid, grid->nmarks + 1);
     if (st != CG_OK)
         return st;
     memmove(&grid->marks[i + 1], &grid->marks[i], (grid->nmarks - i) * sizeof *grid->marks);
-    grid->marks[i] = (cg__mark){ux, uy, (uint8_t)marker};
+    grid->marks[i] = (cg__mark){ux, uy, (uint8_t)marker, cg__mark_symbol(marker)};
     grid->nmarks++;
     return CG_OK;
 }
@@ -220,7 +221,7 @@ cg_status cg__grid_push_mark(cg_grid *g, uint32_t x, uint32_t y, cg_marker kind)
     cg_status st = mark_reserve(g, g->nmarks + 1);
     if (st != CG_OK)
         return st;
-    g->marks[g->nmarks++] = (cg__mark){x, y, (uint8_t)kind};
+    g->marks[g->nmarks++] = (cg__mark){x, y, (uint8_t)kind, cg__mark_symbol(kind)};
     return CG_OK;
 }
 

@@ -19,7 +19,17 @@
 typedef struct cg__mark {
     uint32_t x, y;
     uint8_t kind; /* cg_marker */
+    uint8_t sym;  /* its ASCII character: '<' '>' 'x', and for a point of
+                     interest '*' (plain) or 'A'..'Z' (a named kind) */
 } cg__mark;
+
+/* The character a marker kind is written as when it has no other (a point
+ * of interest without a named kind is '*'). */
+static inline uint8_t cg__mark_symbol(cg_marker kind)
+{
+    static const char chars[] = {'.', '<', '>', '*', 'x'}; /* by cg_marker */
+    return (unsigned)kind < sizeof chars ? (uint8_t)chars[kind] : (uint8_t)'?';
+}
 
 struct cg__reach; /* regions/reach.h */
 

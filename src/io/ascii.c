@@ -9,7 +9,6 @@
 #include "io/format.h"
 #include "regions/reach.h"
 
-static const char mark_chars[] = {'.', '<', '>', '*', 'x'}; /* by cg_marker */
 
 /* What a map character means: -1 unknown, else wall (1) or floor (0) with a
  * marker in *mark. Reach distances ('0'-'9', 'a'-'z' but 'x', '+') read as
@@ -186,7 +185,7 @@ cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_dia
                 memcpy(p + i * 64 + k * 8, cg__cells8[(w >> (8 * k)) & 0xff], 8);
         }
         for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
-            p[g->marks[mi].x] = mark_chars[g->marks[mi].kind];
+            p[g->marks[mi].x] = (char)g->marks[mi].sym;
         if (g->reach)
             overlay_reach(g->reach, y, p);
         p[g->w] = '\n';

@@ -16,7 +16,6 @@
 /* Bumped when a field changes meaning or goes away (adding one does not). */
 #define JSON_FORMAT_VERSION 1u
 
-static const char mark_chars[] = {'.', '<', '>', '*', 'x'}; /* by cg_marker */
 
 /* Cells per piece of a row: a multiple of 64, at most what cg__sink_reserve
  * gives. */
@@ -36,7 +35,7 @@ static void row_chars(cg__sink *s, const cg_grid *g, uint32_t y, size_t *mark)
         }
         while (*mark < g->nmarks && g->marks[*mark].y == y && g->marks[*mark].x < x0 + n) {
             const cg__mark *m = &g->marks[*mark];
-            p[m->x - x0] = mark_chars[m->kind];
+            p[m->x - x0] = (char)m->sym;
             ++*mark;
         }
         cg__sink_commit(s, n);

@@ -392,7 +392,7 @@ static cg_status add_points(cg_grid *g, uint64_t *cells, size_t n)
             m[k++] = g->marks[i++];
         } else {
             m[k++] = (cg__mark){(uint32_t)(cells[j] & 0xFFFFFFFFu), (uint32_t)(cells[j] >> 32),
-                                (uint8_t)CG_MARK_POI};
+                                (uint8_t)CG_MARK_POI, cg__mark_symbol(CG_MARK_POI)};
             j++;
         }
     }
