@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -54,6 +55,62 @@ static void run_with_zero_size_uses_the_default_size(void **state)
     assert_int_equal(cg_grid_width(g), 30);
     assert_int_equal(cg_grid_height(g), 5);
     cg_grid_free(g);
+}
+
+/* `size min=`: runs below it are refused, naming the size that works, at it
+ * and above they run; an input map is held to it too; the default size line
+ * and the minimum are independent. */
+static void runs_below_the_minimum_size_are_refused(void **state)
+{
+    (void)state;
+    cg_pipeline *p = tu_pipeline("size min=40x30\nfill 45\n");
+    uint32_t mw, mh, dw, dh;
+    cg_pipeline_min_size(p, &mw, &mh);
+    cg_pipeline_default_size(p, &dw, &dh);
+    assert_int_equal(mw, 40);
+    assert_int_equal(mh, 30);
+    assert_int_equal(dw, 80); /* min= alone keeps the default size */
+    assert_int_equal(dh, 50);
+    const uint32_t sizes[][3] = {{39, 30, 0}, {40, 29, 0}, {1, 1, 0}, {40, 30, 1}, {41, 300, 1},
+                                 {0, 0, 1}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        cg_grid *g = NULL;
+        cg_diag d = {0};
+        cg_status st = tu_run_pipeline(p, 7, sizes[i][0], sizes[i][1], NULL, &g, &d);
+        uint64_t bytes = 0;
+        cg_run_options o = {.width = sizes[i][0], .height = sizes[i][1]};
+        cg_status mst = cg_pipeline_memory(p, &o, &bytes);
+        if (sizes[i][2]) {
+            assert_int_equal(st, CG_OK);
+            assert_int_equal(mst, CG_OK);
+            cg_grid_free(g);
+        } else {
+            assert_int_equal(st, CG_EINVAL);
+            assert_int_equal(mst, CG_EINVAL);
+            assert_null(g);
+            assert_non_null(strstr(d.message, "use at least 40x30"));
+            assert_int_equal(d.line, 1);
+        }
+    }
+    cg_grid *small = NULL, *out = NULL;
+    assert_int_equal(cg_grid_new(&small, 39, 40), CG_OK);
+    cg_diag d = {0};
+    assert_int_equal(tu_run_pipeline(p, 7, 0, 0, small, &out, &d), CG_EINVAL);
+    cg_grid_free(small);
+    cg_pipeline_free(p);
+
+    p = tu_pipeline("size 60x40 min=20x10\nfill 45\n");
+    cg_pipeline_min_size(p, &mw, &mh);
+    cg_pipeline_default_size(p, &dw, &dh);
+    assert_true(mw == 20 && mh == 10 && dw == 60 && dh == 40);
+    cg_pipeline_free(p);
+    p = tu_pipeline("fill 45\n");
+    cg_pipeline_min_size(p, &mw, &mh);
+    assert_true(mw == 1 && mh == 1);
+    cg_pipeline_free(p);
+    tu_expect_parse_error("size 30x20 min=40x10", 16, "below its own min");
+    tu_expect_parse_error("size min=40", 10, "WIDTHxHEIGHT");
+    tu_expect_parse_error("size min=40x0", 13, "height");
 }
 
 static void run_from_an_input_keeps_its_size(void **state)
@@ -361,6 +418,7 @@ int main(void)
         cmocka_unit_test(step_chains_match_the_oracle),
         cmocka_unit_test(fill_then_rules_match_fill_then_oracle),
         cmocka_unit_test(run_leaves_the_pipeline_reusable),
+        cmocka_unit_test(runs_below_the_minimum_size_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -178,8 +178,14 @@ cg_status cg_pipeline_parse(cg_pipeline *pipeline, const char *text, size_t len,
 /* Number of steps (a `size` line sets the default size and is not a step). */
 size_t cg_pipeline_step_count(const cg_pipeline *pipeline);
 
-/* The default size: from the last `size` line, else 80x50. */
+/* The default size: from the last `size` line that gives one, else 80x50. */
 void cg_pipeline_default_size(const cg_pipeline *pipeline, uint32_t *width, uint32_t *height);
+
+/* The smallest map the pipeline is made for: from the last `size min=WxH`
+ * line, else 1x1. cg_pipeline_run and cg_pipeline_memory refuse a smaller
+ * map (an input map too) with CG_EINVAL and a diag naming the size that
+ * works. Since 1.1. */
+void cg_pipeline_min_size(const cg_pipeline *pipeline, uint32_t *width, uint32_t *height);
 
 /* Nonzero if running the pipeline consumes the seed (it has a random step),
  * so a caller knows whether the seed matters for reproducing a map. */

@@ -186,9 +186,12 @@ int cli_check_memory(struct cli_run *run)
         /* A size the run refuses: the run says why. */
         if (run->opt->have_chunk || run->input)
             return CLI_EXIT_OK;
-        uint32_t start_w, start_h;
-        if (cg_pipeline_start_size(run->pipeline, run->width, run->height, &start_w, &start_h) !=
-            CG_OK)
+        uint32_t start_w, start_h, min_w, min_h, dw, dh;
+        cg_pipeline_min_size(run->pipeline, &min_w, &min_h);
+        cg_pipeline_default_size(run->pipeline, &dw, &dh);
+        if ((run->width ? run->width : dw) < min_w || (run->height ? run->height : dh) < min_h ||
+            cg_pipeline_start_size(run->pipeline, run->width, run->height, &start_w, &start_h) !=
+                CG_OK)
             return CLI_EXIT_OK;
         size_error(start_w, start_h);
         return CLI_EXIT_FAILURE;

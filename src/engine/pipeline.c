@@ -57,11 +57,44 @@ void cg_pipeline_default_size(const cg_pipeline *pipeline, uint32_t *width, uint
     *height = DEFAULT_HEIGHT;
     for (size_t i = 0; i < pipeline->n; i++) {
         const cg__step *s = &pipeline->steps[i];
-        if (s->def->setting) {
+        if (s->def->setting && s->u.size.w) {
             *width = s->u.size.w;
             *height = s->u.size.h;
         }
     }
+}
+
+/* The last `size min=` line, or NULL. */
+static const cg__step *min_size_step(const cg_pipeline *pipeline)
+{
+    const cg__step *found = NULL;
+    for (size_t i = 0; i < pipeline->n; i++) {
+        const cg__step *s = &pipeline->steps[i];
+        if (s->def->setting && s->u.size.min_w)
+            found = s;
+    }
+    return found;
+}
+
+void cg_pipeline_min_size(const cg_pipeline *pipeline, uint32_t *width, uint32_t *height)
+{
+    const cg__step *s = min_size_step(pipeline);
+    *width = s ? s->u.size.min_w : 1;
+    *height = s ? s->u.size.min_h : 1;
+}
+
+/* Refuses a map smaller than the pipeline's `size min=`, naming the size
+ * that works. */
+static cg_status check_min_size(const cg_pipeline *pipeline, uint64_t w, uint64_t h,
+                                cg_diag *diag)
+{
+    const cg__step *s = min_size_step(pipeline);
+    if (!s || (w >= s->u.size.min_w && h >= s->u.size.min_h))
+        return CG_OK;
+    cg__diag(diag, s->line, s->column,
+             "a %llux%llu map is smaller than this preset is made for: use at least %ux%u",
+             (unsigned long long)w, (unsigned long long)h, s->u.size.min_w, s->u.size.min_h);
+    return CG_EINVAL;
 }
 
 int cg_pipeline_uses_seed(const cg_pipeline *pipeline)
@@ -308,15 +341,17 @@ static cg_status plan_map(const cg_pipeline *pipeline, const cg_run_options *opt
 {
     if (options->input) {
         plan->input = options->input;
-        return CG_OK;
+        return check_min_size(pipeline, options->input->w, options->input->h, diag);
     }
-    if (cg_pipeline_start_size(pipeline, options->width, options->height, &plan->width,
-                               &plan->height) == CG_OK)
-        return CG_OK;
     uint32_t w = options->width, h = options->height, dw, dh;
     cg_pipeline_default_size(pipeline, &dw, &dh);
     w = w ? w : dw;
     h = h ? h : dh;
+    if (check_min_size(pipeline, w, h, diag) != CG_OK)
+        return CG_EINVAL;
+    if (cg_pipeline_start_size(pipeline, options->width, options->height, &plan->width,
+                               &plan->height) == CG_OK)
+        return CG_OK;
     uint64_t f = downscale_factor(pipeline);
     if (w > CG_MAX_DIM || h > CG_MAX_DIM || f == 1)
         cg__diag(diag, 0, 0, "a map must be 1..%u cells wide and high, not %ux%u", CG_MAX_DIM, w,

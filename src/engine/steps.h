@@ -36,7 +36,8 @@ typedef struct cg__step {
     uint32_t ordinal; /* among the pipeline's steps of the same kind */
     union {
         struct {
-            uint32_t w, h;
+            uint32_t w, h;         /* the default size; 0 when the line gives none */
+            uint32_t min_w, min_h; /* the smallest map; 0 when the line gives none */
         } size;
         struct {
             uint32_t ppb; /* wall probability in parts per billion */

@@ -1,38 +1,61 @@
-/* steps/size.c - `size WxH`: the map's default size, a setting (the command
- * line's -W/-H/--size win). */
+/* steps/size.c - `size [WxH] [min=WxH]`: the map's default size and the
+ * smallest map the pipeline is made for, settings (the command line's
+ * -W/-H/--size win over the default; nothing goes below the minimum). */
 #include <string.h>
 
 #include "core/diag.h"
 #include "core/grid.h"
 #include "engine/steps.h"
 
-static cg_status parse_size(cg__step *step, const cg__args *a, cg_diag *diag)
+enum { KEY_MIN };
+
+/* WIDTHxHEIGHT at tok, each side 1..CG_MAX_DIM. */
+static cg_status parse_dims(const cg__token *tok, int line, const char *what, uint32_t *w,
+                            uint32_t *h, cg_diag *diag)
 {
-    const cg__token *p = &a->positional;
-    if (!p->s)
-        return cg__step_missing(step, a, "a size", diag);
-    const char *x = memchr(p->s, 'x', p->len);
+    const char *x = memchr(tok->s, 'x', tok->len);
     if (!x) {
-        cg__diag(diag, a->line, p->column, "size must be WIDTHxHEIGHT, not '%.*s'", (int)p->len,
-                 p->s);
+        cg__diag(diag, line, tok->column, "%s must be WIDTHxHEIGHT, not '%.*s'", what,
+                 (int)tok->len, tok->s);
         return CG_EPARSE;
     }
-    size_t wl = (size_t)(x - p->s);
-    cg__token wt = {p->s, wl, p->column};
-    cg__token ht = {x + 1, p->len - wl - 1, p->column};
-    long w, h;
-    if (cg__parse_int(&wt, a->line, "the width", 1, CG_MAX_DIM, &w, diag) ||
-        cg__parse_int(&ht, a->line, "the height", 1, CG_MAX_DIM, &h, diag))
+    size_t wl = (size_t)(x - tok->s);
+    cg__token wt = {tok->s, wl, tok->column};
+    cg__token ht = {x + 1, tok->len - wl - 1, tok->column + (int)wl + 1};
+    long lw, lh;
+    if (cg__parse_int(&wt, line, "the width", 1, CG_MAX_DIM, &lw, diag) ||
+        cg__parse_int(&ht, line, "the height", 1, CG_MAX_DIM, &lh, diag))
         return CG_EPARSE;
-    step->u.size.w = (uint32_t)w;
-    step->u.size.h = (uint32_t)h;
+    *w = (uint32_t)lw;
+    *h = (uint32_t)lh;
+    return CG_OK;
+}
+
+static cg_status parse_size(cg__step *step, const cg__args *a, cg_diag *diag)
+{
+    const cg__token *p = &a->positional, *min = &a->values[KEY_MIN];
+    if (!p->s && !min->s)
+        return cg__step_missing(step, a, "a size or min=", diag);
+    step->u.size.w = step->u.size.h = 0;
+    step->u.size.min_w = step->u.size.min_h = 0;
+    if (p->s && parse_dims(p, a->line, "size", &step->u.size.w, &step->u.size.h, diag))
+        return CG_EPARSE;
+    if (min->s && parse_dims(min, a->line, "min", &step->u.size.min_w, &step->u.size.min_h, diag))
+        return CG_EPARSE;
+    if (p->s && min->s &&
+        (step->u.size.w < step->u.size.min_w || step->u.size.h < step->u.size.min_h)) {
+        cg__diag(diag, a->line, min->column, "the size %ux%u is below its own min=%ux%u",
+                 step->u.size.w, step->u.size.h, step->u.size.min_w, step->u.size.min_h);
+        return CG_EPARSE;
+    }
     return CG_OK;
 }
 
 const cg__step_def cg__step_size = {
     .name = "size",
-    .usage = "size WIDTHxHEIGHT",
+    .usage = "size [WIDTHxHEIGHT] [min=WIDTHxHEIGHT]",
     .positional = 1,
+    .keys = {[KEY_MIN] = "min"},
     .setting = 1,
     .parse = parse_size,
 };
