@@ -103,13 +103,17 @@ static void nonzero_reserved_words_are_refused(void **state)
         assert_int_equal(cg_grid_stats(map, &so, &s, &diag), CG_EINVAL);
         assert_non_null(strstr(diag.message, "cg_stats_options.reserved["));
 
+        /* reserved[0..2], then the 32-bit reserved32 beside columns. */
         cg_write_options wo = {.format = CG_FORMAT_JSON};
-        wo.reserved[i] = 1;
+        if (i < 3)
+            wo.reserved[i] = 1;
+        else
+            wo.reserved32 = 1;
         tu_buf b = {0};
         memset(&diag, 0, sizeof diag);
         assert_int_equal(cg_write(map, &wo, tu_buf_write, &b, &diag), CG_EINVAL);
         assert_int_equal(b.calls, 0); /* refused before a byte */
-        assert_non_null(strstr(diag.message, "cg_write_options.reserved["));
+        assert_non_null(strstr(diag.message, "cg_write_options.reserved"));
     }
     cg_grid_free(map);
     cg_pipeline_free(p);
@@ -159,7 +163,9 @@ static void option_structs_keep_their_layout(void **state)
     assert_int_equal(offsetof(cg_write_options, scale), 4);
     assert_int_equal(offsetof(cg_write_options, max_memory), 8);
     assert_int_equal(offsetof(cg_write_options, info), 16);
-    assert_int_equal(offsetof(cg_write_options, reserved), 24);
+    assert_int_equal(offsetof(cg_write_options, columns), 24);
+    assert_int_equal(offsetof(cg_write_options, reserved32), 28);
+    assert_int_equal(offsetof(cg_write_options, reserved), 32);
 #else
     print_message("SKIPPED: the pinned layout is LP64's\n");
     skip();

@@ -331,7 +331,8 @@ typedef enum cg_format {
     CG_FORMAT_TMX,  /* Tiled map, XML; see CG_TILESET_IMAGE */
     CG_FORMAT_TMJ,  /* Tiled map, JSON; see CG_TILESET_IMAGE */
     CG_FORMAT_PBM,  /* netpbm P4 bitmap, black = wall, `scale` pixels per cell */
-    CG_FORMAT_DISTANCES /* CSV "x,y,distance" of the attached reach, scan order */
+    CG_FORMAT_DISTANCES, /* CSV "x,y,distance" of the attached reach, scan order */
+    CG_FORMAT_ANSI       /* a terminal picture: colour, two cells per character. Since 1.1 */
 } cg_format;
 
 /* Receives output bytes; returns 0 on success, nonzero to abort the write
@@ -365,7 +366,11 @@ typedef struct cg_write_options {
                           * diag saying so, as cg_run_options.max_memory */
     const cg_map_info *info; /* NULL: nothing known; recorded by the formats that hold
                               * metadata, borrowed for the call */
-    uint64_t reserved[4];    /* zero: room for fields of later minor versions
+    uint32_t columns;        /* ANSI: the widest the picture may be, in characters; a wider
+                              * map is shown reduced, k x k cells per character column.
+                              * 0: no limit (one column per cell). Since 1.1 */
+    uint32_t reserved32;     /* zero */
+    uint64_t reserved[3];    /* zero: room for fields of later minor versions
                               * without an ABI break. Nonzero: CG_EINVAL */
 } cg_write_options;
 

@@ -12,6 +12,7 @@
 /* What a writer is given besides the grid. */
 typedef struct cg__write_args {
     uint32_t scale;          /* pixels per cell, 1..64 (PNG, PBM) */
+    uint32_t columns;        /* the widest picture in characters (ANSI); 0: no limit */
     const cg_map_info *info; /* never NULL */
     cg_write_fn write;
     void *ctx;

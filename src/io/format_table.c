@@ -10,7 +10,8 @@
     X(tmx, CG_FORMAT_TMX)                                                                          \
     X(tmj, CG_FORMAT_TMJ)                                                                          \
     X(pbm, CG_FORMAT_PBM)                                                                          \
-    X(distances, CG_FORMAT_DISTANCES)
+    X(distances, CG_FORMAT_DISTANCES)                                                              \
+    X(ansi, CG_FORMAT_ANSI)
 
 #define DECLARE(name, value) extern const cg__format_def cg__format_##name;
 CG__FORMAT_LIST(DECLARE)

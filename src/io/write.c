@@ -110,6 +110,10 @@ cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_writ
     }
     cg_status st = cg__reserved_zero(o->reserved, sizeof o->reserved / sizeof o->reserved[0],
                                      "cg_write_options", diag);
+    if (st == CG_OK && o->reserved32) {
+        cg__diag(diag, 0, 0, "cg_write_options.reserved32 must be zero");
+        st = CG_EINVAL;
+    }
     if (st != CG_OK)
         return st;
     if (scale > CG_MAX_SCALE) {
@@ -126,7 +130,7 @@ cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_writ
     if (o->max_memory)
         cg__budget_begin(&budget, o->max_memory);
     const cg__format_def *d = def_of(o->format);
-    cg__write_args args = {scale, in, write, ctx, diag};
+    cg__write_args args = {scale, o->columns, in, write, ctx, diag};
     st = CG_EINVAL;
     if (d)
         st = d->write(grid, &args);
