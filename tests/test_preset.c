@@ -321,10 +321,10 @@ static void preset_reports_bad_positional_position(void **state)
         {"generations -1 r1=5 r2=2", 1, 13},
         {"generations 99999999999999999999 r1=5 r2=2", 1, 13},
         {"size 0x5", 1, 6},
-        {"size 5x0", 1, 6},
+        {"size 5x0", 1, 8}, /* the height itself */
         {"size 80", 1, 6},
         {"size x50", 1, 6},
-        {"size 80x50x3", 1, 6},
+        {"size 80x50x3", 1, 9},
         {"size -80x50", 1, 6},
         {"size 1048577x5", 1, 6},
         {"size 4294967297x5", 1, 6},
