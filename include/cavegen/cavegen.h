@@ -316,6 +316,23 @@ const char *cg_preset_name(size_t index);
 const char *cg_preset_summary(size_t index);
 const char *cg_preset_builtin(const char *name, size_t *len);
 
+/* Settings: a preset's values changed without copying it. Each setting is
+ * "NAME=VALUE", NAME one of STEP (the step's own value, as in `fill 45`),
+ * STEP.KEY (a key, `poi.count=4`), STEP.FLAG=yes|no (a bare word,
+ * `maze.loops=no`), and for a step with several lines STEP.N and STEP.N.KEY
+ * (the N-th line, from 1: `rule.2.floor=5..9`). cg_preset_apply writes text
+ * with the settings applied into out (at most cap bytes, not NUL-terminated)
+ * and the length in *out_len: lines that no setting addresses are kept byte
+ * for byte, a changed line is rewritten with its comment kept, and a key or
+ * flag the line lacks is added. cap >= len + the sum of (strlen(setting) +
+ * 3) always suffices; with less, CG_EOVERFLOW and *out_len the bytes needed.
+ * A setting that names no step or option of it, addresses no line or an
+ * ambiguous one, or gives a value the step refuses is CG_EINVAL with diag
+ * quoting the setting. Since 1.1. */
+cg_status cg_preset_apply(const char *text, size_t len, const char *const *settings,
+                          size_t nsettings, char *out, size_t cap, size_t *out_len,
+                          cg_diag *diag);
+
 /* -------------------------------------------------------- input, output */
 
 /* Reads an ASCII map: '#' wall, '.' or ' ' floor, '<' '>' '*' 'x' floor with

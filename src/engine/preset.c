@@ -111,9 +111,7 @@ static cg_status match_args(const cg__step_def *def, const cg__token *tok, size_
     return CG_OK;
 }
 
-/* Splits one line into tokens, dropping a '#' comment; returns the count or
- * -1 if there are more than cap. */
-static int tokenize(const char *s, size_t len, cg__token *tok, int cap)
+int cg__tokenize(const char *s, size_t len, cg__token *tok, int cap)
 {
     int n = 0;
     size_t i = 0;
@@ -153,7 +151,7 @@ cg_status cg__parse_steps(const char *text, size_t len, cg__step **steps, size_t
             break;
         }
         cg__token tok[2 * CG__MAX_KEYS + 2];
-        int nt = tokenize(s, l, tok, (int)(sizeof tok / sizeof tok[0]));
+        int nt = cg__tokenize(s, l, tok, (int)(sizeof tok / sizeof tok[0]));
         if (nt == 0)
             continue;
         if (nt < 0) {

@@ -162,6 +162,10 @@ cg_status cg__parse_percent(const cg__token *tok, int line, const char *what, ui
 cg_status cg__step_missing(const cg__step *step, const cg__args *a, const char *what,
                            cg_diag *diag);
 
+/* engine/preset.c: splits one line into tokens, dropping a '#' comment;
+ * returns the count or -1 if there are more than cap. */
+int cg__tokenize(const char *s, size_t len, cg__token *tok, int cap);
+
 /* engine/preset.c: parses text, appending steps to *steps (grown with realloc). */
 cg_status cg__parse_steps(const char *text, size_t len, cg__step **steps, size_t *nsteps,
                           size_t *cap, cg_diag *diag);
