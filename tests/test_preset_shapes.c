@@ -62,8 +62,8 @@ static void every_builtin_preset_has_a_wall_ring(void **state)
     (void)state;
     /* Small and odd sizes (the mazes take only odd ones), the preset's own
      * (0x0), widths that are not a multiple of 64 and one past two words. */
-    static const uint32_t sizes[][2] = {{1, 7},   {20, 12},  {21, 13}, {48, 32},
-                                        {49, 33}, {0, 0},    {131, 41}, {120, 80}};
+    static const uint32_t sizes[][2] = {{1, 7},   {20, 12}, {21, 13},  {48, 32},
+                                        {49, 33}, {0, 0},   {131, 41}, {120, 80}};
     enum { SEEDS = 70 };
     for (size_t i = 0; i < cg_preset_count(); i++) {
         const char *name = cg_preset_name(i);
@@ -77,8 +77,8 @@ static void every_builtin_preset_has_a_wall_ring(void **state)
                 int64_t x = 0, y = 0;
                 if (ring_floor(g, &x, &y) == 0) {
                     print_error("%s seed %llu at %ux%u: floor on the outer ring at (%lld,%lld)\n",
-                                name, (unsigned long long)seed, cg_grid_width(g),
-                                cg_grid_height(g), (long long)x, (long long)y);
+                                name, (unsigned long long)seed, cg_grid_width(g), cg_grid_height(g),
+                                (long long)x, (long long)y);
                     fail();
                 }
                 cg_grid_free(g);
@@ -163,8 +163,8 @@ static void classic_and_level_walls_are_as_smooth_as_type1(void **state)
         for (size_t i = 0; i < 2; i++) {
             double t = teeth_per_100_edges(names[i], w, h, 40);
             if (t > type1) {
-                print_error("%s at %ux%u: %.2f teeth per 100 edges of wall, type1 %.2f\n",
-                            names[i], w, h, t, type1);
+                print_error("%s at %ux%u: %.2f teeth per 100 edges of wall, type1 %.2f\n", names[i],
+                            w, h, t, type1);
                 fail();
             }
         }
