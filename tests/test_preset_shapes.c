@@ -10,11 +10,13 @@
 
 #include "testutil.h"
 
-/* Runs a built-in preset. A refusal (a size the preset cannot make, or a
- * requirement no attempt met) returns NULL; any other failure fails. Few
- * attempts, so that a size a preset cannot fill is refused quickly: a map
- * it makes is the map it makes with the default number of attempts. */
-static cg_grid *run_preset(const char *name, uint64_t seed, uint32_t w, uint32_t h)
+/* Runs a built-in preset with up to `attempts` attempts (0: the default).
+ * A refusal (a size the preset cannot make, or a requirement no attempt
+ * met) returns NULL; any other failure fails. Few attempts refuse a size a
+ * preset cannot fill quickly, and a map made in them is the map made with
+ * more. */
+static cg_grid *run_preset(const char *name, uint64_t seed, uint32_t w, uint32_t h,
+                           uint32_t attempts)
 {
     size_t len = 0;
     const char *text = cg_preset_builtin(name, &len);
@@ -23,7 +25,7 @@ static cg_grid *run_preset(const char *name, uint64_t seed, uint32_t w, uint32_t
     cg_diag diag = {0};
     assert_int_equal(cg_pipeline_new(&p), CG_OK);
     assert_int_equal(cg_pipeline_parse(p, text, len, &diag), CG_OK);
-    cg_run_options o = {.seed = seed, .width = w, .height = h, .max_attempts = 20};
+    cg_run_options o = {.seed = seed, .width = w, .height = h, .max_attempts = attempts};
     cg_grid *g = NULL;
     cg_status st = cg_pipeline_run(p, &o, &g, NULL, &diag);
     cg_pipeline_free(p);
@@ -71,7 +73,7 @@ static void every_builtin_preset_has_a_wall_ring(void **state)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             int here = 0;
             for (uint64_t seed = 1; seed <= SEEDS; seed++) {
-                cg_grid *g = run_preset(name, seed, sizes[s][0], sizes[s][1]);
+                cg_grid *g = run_preset(name, seed, sizes[s][0], sizes[s][1], 20);
                 if (!g)
                     continue;
                 int64_t x = 0, y = 0;
@@ -123,7 +125,7 @@ static double teeth_per_100_edges(const char *name, uint32_t w, uint32_t h, int 
 {
     long teeth = 0, edges = 0;
     for (uint64_t seed = 1; seed <= (uint64_t)seeds; seed++) {
-        cg_grid *g = run_preset(name, seed, w, h);
+        cg_grid *g = run_preset(name, seed, w, h, 0);
         assert_non_null(g);
         count_teeth(g, &teeth, &edges);
         cg_grid_free(g);
