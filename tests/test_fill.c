@@ -1,5 +1,5 @@
 /* test_fill.c - the `fill P` step: determinism, dependence on the seed, the
- * extremes 0 and 100, the wall fraction, the wall ring, and the crop property
+ * extremes 0 and 100, the wall fraction, the wall ring (and ring=no), and the crop property
  * (docs/determinism.md: a pure function of seed, step ordinal, x and y, so a small map is
  * the top-left corner of a bigger one). */
 #include <stdarg.h>
@@ -143,6 +143,66 @@ static void fill_walls_the_outer_ring(void **state)
             cg_grid_free(g);
         }
     }
+}
+
+/* fill P ring=no: the outer ring is drawn like every other cell, so over
+ * many maps some ring cells are floor, at about the fill's share; the
+ * cells inside are those of the default fill, whose ring is all wall. */
+static void fill_ring_no_draws_the_ring_at_random(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[][2] = {{1, 1}, {1, 6}, {6, 1}, {2, 2}, {20, 12},
+                                        {63, 7}, {65, 3}, {131, 41}};
+    uint64_t ring_cells = 0, ring_floor = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint32_t w = sizes[i][0], h = sizes[i][1];
+        for (uint64_t seed = 1; seed <= 60; seed++) {
+            cg_grid *walled = fill("fill 45", seed, w, h);
+            cg_grid *open = fill("fill 45 ring=no", seed, w, h);
+            cg_grid *same = fill("fill 45 ring=yes", seed, w, h);
+            assert_wall_ring(walled);
+            assert_true(tu_grids_equal(walled, same));
+            for (uint32_t y = 0; y < h; y++) {
+                for (uint32_t x = 0; x < w; x++) {
+                    cg_cell c = cg_grid_get(open, x, y);
+                    if (on_ring(x, y, w, h)) {
+                        ring_cells++;
+                        ring_floor += c == CG_FLOOR;
+                    } else if (c != cg_grid_get(walled, x, y)) {
+                        print_error("%ux%u seed %llu: inner cell (%u,%u) differs with ring=no\n",
+                                    w, h, (unsigned long long)seed, x, y);
+                        fail();
+                    }
+                }
+            }
+            cg_grid_free(walled);
+            cg_grid_free(open);
+            cg_grid_free(same);
+        }
+    }
+    /* 55 % floor expected; thousands of ring cells make 45..65 % certain */
+    double share = (double)ring_floor / (double)ring_cells;
+    if (ring_cells < 10000 || share < 0.45 || share > 0.65) {
+        print_error("ring=no: %llu of %llu ring cells floor\n", (unsigned long long)ring_floor,
+                    (unsigned long long)ring_cells);
+        fail();
+    }
+    /* ring=no at 0 % and 100 %: all floor, all wall */
+    cg_grid *g = fill("fill 0 ring=no", 3, 65, 4);
+    assert_int_equal(cg_grid_floor_count(g), 65 * 4);
+    cg_grid_free(g);
+    g = fill("fill 100 ring=no", 3, 65, 4);
+    assert_int_equal(cg_grid_floor_count(g), 0);
+    cg_grid_free(g);
+}
+
+static void fill_ring_takes_yes_or_no(void **state)
+{
+    (void)state;
+    tu_expect_parse_error("fill 45 ring=maybe", 14, "ring must be yes or no, not 'maybe'");
+    tu_expect_parse_error("fill 45 ring=", 14, "ring must be yes or no");
+    tu_expect_parse_error("fill 45 ring=no ring=yes", 17, "ring");
+    tu_expect_parse_error("fill ring=no", 1, "wall percentage");
 }
 
 static void check_fraction(const char *text, uint64_t seed, double lo, double hi)
@@ -331,21 +391,27 @@ static void every_path_fills_the_documented_cells(void **state)
             for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
                 uint64_t seed = seeds[(f * 3 + i) % N_SEEDS];
                 uint32_t w = sizes[i][0], h = sizes[i][1];
-                cg_grid *g = fill(fills[f].text, seed, w, h);
-                for (uint32_t y = 0; y < h; y++) {
-                    for (uint32_t x = 0; x < w; x++) {
-                        int want = on_ring(x, y, w, h) ||
-                                   doc_fill_wall(seed, 0, fills[f].ppb, x, y);
-                        if ((cg_grid_get(g, x, y) == CG_WALL) != want) {
-                            print_error("path %s, \"%s\" seed %llu, %ux%u: cell (%u,%u) is %s\n",
-                                        cg__kernel_path_name(path), fills[f].text,
-                                        (unsigned long long)seed, w, h, x, y,
-                                        want ? "floor, want wall" : "wall, want floor");
-                            fail();
+                /* ring=no: the ring's cells are drawn by the same formula */
+                for (int ring = 1; ring >= 0; ring--) {
+                    char text[64];
+                    snprintf(text, sizeof text, "%s%s", fills[f].text, ring ? "" : " ring=no");
+                    cg_grid *g = fill(text, seed, w, h);
+                    for (uint32_t y = 0; y < h; y++) {
+                        for (uint32_t x = 0; x < w; x++) {
+                            int want = (ring && on_ring(x, y, w, h)) ||
+                                       doc_fill_wall(seed, 0, fills[f].ppb, x, y);
+                            if ((cg_grid_get(g, x, y) == CG_WALL) != want) {
+                                print_error("path %s, \"%s\" seed %llu, %ux%u: cell (%u,%u) is "
+                                            "%s\n",
+                                            cg__kernel_path_name(path), text,
+                                            (unsigned long long)seed, w, h, x, y,
+                                            want ? "floor, want wall" : "wall, want floor");
+                                fail();
+                            }
                         }
                     }
+                    cg_grid_free(g);
                 }
-                cg_grid_free(g);
             }
         }
     }
@@ -368,6 +434,8 @@ int main(void)
         cmocka_unit_test(fill_zero_leaves_floor_inside_the_wall_ring),
         cmocka_unit_test(fill_hundred_makes_every_cell_wall),
         cmocka_unit_test(fill_walls_the_outer_ring),
+        cmocka_unit_test(fill_ring_no_draws_the_ring_at_random),
+        cmocka_unit_test(fill_ring_takes_yes_or_no),
         cmocka_unit_test(fill_wall_fraction_matches_the_percentage),
         cmocka_unit_test(fill_percentage_may_be_fractional),
         cmocka_unit_test(small_fill_is_the_corner_of_a_bigger_fill),

@@ -41,6 +41,7 @@ typedef struct cg__step {
         } size;
         struct {
             uint32_t ppb; /* wall probability in parts per billion */
+            int ring;     /* 1: the outer ring wall; 0: drawn as the rest */
         } fill;
         struct {
             uint32_t n;

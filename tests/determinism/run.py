@@ -164,6 +164,7 @@ def pipeline_cases():
         "fill-fraction": ["--fill", "47.25"],
         "fill-0": ["--fill", "0"],
         "fill-100": ["--fill", "100"],
+        "fill-ring-no": ["--step", "fill 45 ring=no", "--step", "smooth 2"],
         "generations": ["--fill", "45", "--generations", "5:5,-1", "--generations", "1:5,0"],
         "generations-self": ["--fill", "40", "--step", "generations 3 r1=5 r2=2 self=no"],
         "smooth": ["--fill", "50", "--step", "smooth 5"],
