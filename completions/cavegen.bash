@@ -68,7 +68,7 @@ _cavegen()
         COMPREPLY=($(compgen -P "$prefix" -W "entrance" -- "$cur"))
         return 0
         ;;
-    -s | --seed | -W | --width | -H | --height | --size | --step | --fill | --generations | \
+    -s | --seed | -W | --width | -H | --height | --size | --step | --fill | --generations | -D | --set | \
         --scale | --max-attempts | --max-memory | --moves | -n | --count | -j | --jobs | --chunk)
         # A number or a step: nothing to offer.
         COMPREPLY=()
@@ -77,10 +77,10 @@ _cavegen()
     esac
 
     if [[ $cur == -* ]]; then
-        local opts="--preset --step --fill --generations --seed --width --height --size
+        local opts="--preset --set --step --fill --generations --seed --width --height --size
             --input --reach --moves --max-attempts --max-memory --output --format --scale --stats --list-presets --list-formats
             --show-preset --quiet --help --version --count --jobs --chunk
-            -p -s -W -H -i -o -f -n -j -q -h -V"
+            -p -D -s -W -H -i -o -f -n -j -q -h -V"
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         return 0
     fi

@@ -229,13 +229,58 @@ static void preset_listing_and_showing(void **state)
     snprintf(path, sizeof path, "%s/../presets/type2.preset", CG_TEST_DIR);
     char *text = tu_read_file(path, NULL);
     assert_non_null(text);
-    assert_string_equal(b.out, text);
+    /* The preset's text, then its settings as comments. */
+    assert_memory_equal(b.out, text, strlen(text));
+    assert_non_null(strstr(b.out + strlen(text), "\n#   fill=45\n#   generations.1=5\n"));
     free(text);
     tu_result_free(&b);
     tu_result c = RUN(NULL, "--show-preset", "nope");
     assert_int_equal(c.status, 2);
     assert_one_message(&c, "nope");
     tu_result_free(&c);
+}
+
+/* -D: a setting changes the preset as an edited copy would, shows in
+ * --show-preset and in the map's recorded text; wrong ones are usage
+ * errors quoting them. */
+static void settings_change_a_preset(void **state)
+{
+    (void)state;
+    tu_result a = RUN(NULL, "-p", "type2", "-s", "5", "-D", "fill=47", "-D",
+                      "generations.2.r2=1");
+    tu_result b = RUN(NULL, "-s", "5", "--fill", "47", "--generations", "5:5,-1",
+                      "--generations", "1:5,1");
+    assert_int_equal(a.status, 0);
+    assert_int_equal(b.status, 0);
+    assert_string_equal(a.out, b.out);
+    tu_result_free(&a);
+    tu_result_free(&b);
+    tu_result c = RUN(NULL, "--show-preset", "level", "--set", "poi.count=4");
+    assert_int_equal(c.status, 0);
+    assert_non_null(strstr(c.out, "\npoi count=4 spacing="));
+    assert_non_null(strstr(c.out, "#   poi.count=4\n"));
+    tu_result_free(&c);
+    tu_result j = RUN(NULL, "-p", "type2", "-s", "5", "-D", "fill=47", "-f", "json");
+    assert_int_equal(j.status, 0);
+    assert_non_null(strstr(j.out, "fill 47\\n"));
+    tu_result_free(&j);
+    static const char *const bad[][2] = {
+        {"poi.cont=4", "poi has no option 'cont'"},
+        {"rule=3", "say which"},
+        {"fill", "NAME=VALUE"},
+        {"fill=200", "'fill=200'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tu_result e = RUN(NULL, "-p", "level", "-s", "1", "-D", bad[i][0]);
+        assert_int_equal(e.status, 2);
+        assert_one_message(&e, bad[i][1]);
+        assert_string_equal(e.out, "");
+        tu_result_free(&e);
+    }
+    tu_result n = RUN(NULL, "--step", "fill 45", "-D", "fill=40");
+    assert_int_equal(n.status, 2);
+    assert_one_message(&n, "no preset");
+    tu_result_free(&n);
 }
 
 static void help_and_version_go_to_stdout(void **state)
@@ -641,6 +686,7 @@ int main(void)
         cmocka_unit_test(input_map_is_converted_without_a_seed_report),
         cmocka_unit_test(a_drawn_seed_is_reported_unless_quiet),
         cmocka_unit_test(preset_listing_and_showing),
+        cmocka_unit_test(settings_change_a_preset),
         cmocka_unit_test(help_and_version_go_to_stdout),
         cmocka_unit_test(usage_errors_exit_2_with_one_message),
         cmocka_unit_test(bad_files_exit_1_with_their_position),

@@ -333,6 +333,14 @@ cg_status cg_preset_apply(const char *text, size_t len, const char *const *setti
                           size_t nsettings, char *out, size_t cap, size_t *out_len,
                           cg_diag *diag);
 
+/* The settings a preset text offers: one "NAME=VALUE\n" line per value of
+ * its step lines (size lines aside), with the value it has, in the order of
+ * the text - each a valid argument of cg_preset_apply. Writes at most cap
+ * bytes to out and the length in *out_len; CG_EOVERFLOW when cap is too
+ * small (*out_len: the bytes needed; 2 * len + 64 per line suffices). Since 1.1. */
+cg_status cg_preset_settings(const char *text, size_t len, char *out, size_t cap,
+                             size_t *out_len);
+
 /* -------------------------------------------------------- input, output */
 
 /* Reads an ASCII map: '#' wall, '.' or ' ' floor, '<' '>' '*' 'x' floor with

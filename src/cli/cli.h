@@ -89,6 +89,11 @@ struct cli_options {
 
     struct cli_step *steps;
     size_t nsteps, capsteps;
+
+    /* -D NAME=VALUE / --set: the preset's values changed (cg_preset_apply),
+     * pointers into argv in command-line order. */
+    const char **settings;
+    size_t nsettings, capsettings;
 };
 
 /* Parses argv into *opt (zeroed first) and checks everything that does not

@@ -162,13 +162,27 @@ static int load_preset(cg_pipeline *pipeline, const struct cli_options *opt, str
             return CLI_EXIT_FAILURE;
         }
     }
+    if (!text && opt->nsettings) {
+        return cli_usage_error("-D changes a preset's values, and there is no preset (-p NAME, or "
+                               "--step lines, which are yours to write)");
+    }
     if (!text)
         return CLI_EXIT_OK;
+    char *applied = NULL;
+    if (opt->nsettings) {
+        int rc = cli_apply_settings(opt, text, len, &applied, &len);
+        if (rc != CLI_EXIT_OK) {
+            free(file_text);
+            return rc;
+        }
+        text = applied;
+    }
 
     cg_status st = cg_pipeline_parse(pipeline, text, len, &diag);
     if (st == CG_OK && map_text_add(mt, text, len) != 0)
         st = CG_ENOMEM;
     free(file_text);
+    free(applied);
     mt->name = name;
     if (st == CG_OK)
         return CLI_EXIT_OK;
@@ -256,14 +270,35 @@ static int list_formats(void)
     return cli_close_stdout();
 }
 
-static int show_preset(const char *name)
+/* The preset's text (with the -D settings applied), then as comments the
+ * settings it offers, each with its value: what -D can change. */
+static int show_preset(const struct cli_options *opt)
 {
     size_t len = 0;
-    const char *text = cg_preset_builtin(name, &len);
-
-    /* The name was checked with the options; the text is printed as is. */
-    if (text && len > 0)
-        fwrite(text, 1, len, stdout);
+    const char *text = cg_preset_builtin(opt->show_name, &len); /* checked with the options */
+    char *applied = NULL, *list = NULL;
+    int rc = text ? cli_apply_settings(opt, text, len, &applied, &len) : CLI_EXIT_FAILURE;
+    if (rc != CLI_EXIT_OK)
+        return rc;
+    size_t cap = 2 * len + 64, nlist = 0;
+    for (const char *p = applied; p < applied + len; p++)
+        cap += *p == '\n' ? 64 : 0;
+    list = malloc(cap);
+    if (!list || cg_preset_settings(applied, len, list, cap, &nlist) != CG_OK) {
+        free(applied);
+        free(list);
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    fwrite(applied, 1, len, stdout);
+    printf("#\n# Settings (-D NAME=VALUE changes one without copying the preset):\n");
+    for (const char *p = list; p < list + nlist;) {
+        const char *nl = memchr(p, '\n', (size_t)(list + nlist - p));
+        printf("#   %.*s\n", (int)(nl - p), p);
+        p = nl + 1;
+    }
+    free(applied);
+    free(list);
     return cli_close_stdout();
 }
 
@@ -384,7 +419,7 @@ int main(int argc, char **argv)
             rc = list_formats();
             break;
         case CLI_SHOW_PRESET:
-            rc = show_preset(opt.show_name);
+            rc = show_preset(&opt);
             break;
         case CLI_RUN:
             rc = run(&opt);

@@ -50,6 +50,7 @@ static const struct option long_options[] = {
     {"size", required_argument, NULL, OPT_SIZE},
     {"input", required_argument, NULL, 'i'},
     {"step", required_argument, NULL, OPT_STEP},
+    {"set", required_argument, NULL, 'D'},
     {"fill", required_argument, NULL, OPT_FILL},
     {"generations", required_argument, NULL, OPT_GENERATIONS},
     {"output", required_argument, NULL, 'o'},
@@ -74,7 +75,7 @@ static const struct option long_options[] = {
 
 /* The leading ':' makes getopt report a missing argument as ':' and stay
  * silent: its own messages would start with argv[0], not "cavegen: ". */
-static const char short_options[] = ":p:s:W:H:i:o:f:n:j:qhV";
+static const char short_options[] = ":p:s:W:H:i:o:f:n:j:D:qhV";
 
 #define COUNT_MAX UINT32_MAX /* maps in a batch */
 
@@ -176,6 +177,8 @@ static int parse_map_option(struct cli_options *opt, int c, const char *arg)
         return CLI_EXIT_OK;
     case OPT_STEP:
         return cli_add_step(opt, arg);
+    case 'D':
+        return cli_add_setting(opt, arg);
     case OPT_FILL:
         return cli_add_fill(opt, arg);
     case OPT_GENERATIONS:
@@ -277,7 +280,7 @@ static int parse_info_option(struct cli_options *opt, int c, const char *arg)
 static int describes_map(int c)
 {
     return c != 'q' && c != 'h' && c != 'V' && c != OPT_LIST_PRESETS && c != OPT_SHOW_PRESET &&
-           c != OPT_LIST_FORMATS && c != '?' && c != ':';
+           c != OPT_LIST_FORMATS && c != 'D' && c != '?' && c != ':';
 }
 
 static int parse_one(struct parse_state *ps, int c, char **argv)
@@ -388,6 +391,9 @@ void cli_options_free(struct cli_options *opt)
     free(opt->steps);
     free(opt->reach_from);
     opt->reach_from = NULL;
+    free(opt->settings);
+    opt->settings = NULL;
+    opt->nsettings = opt->capsettings = 0;
     opt->steps = NULL;
     opt->nsteps = opt->capsteps = 0;
 }

@@ -208,3 +208,56 @@ int cli_check_line(const char *option, const char *arg, cg_pipeline **scratch, c
     *scratch = pipeline;
     return CLI_EXIT_OK;
 }
+
+int cli_add_setting(struct cli_options *opt, const char *arg)
+{
+    if (!strchr(arg, '='))
+        return cli_usage_error("-D '%s': a setting is NAME=VALUE, e.g. -D poi.count=4", arg);
+    if (opt->nsettings == opt->capsettings) {
+        size_t cap = opt->capsettings ? 2 * opt->capsettings : 8;
+        const char **grown = NULL;
+        if (cap <= SIZE_MAX / sizeof *grown)
+            grown = realloc(opt->settings, cap * sizeof *grown);
+        if (!grown) {
+            cli_error("out of memory");
+            return CLI_EXIT_FAILURE;
+        }
+        opt->settings = grown;
+        opt->capsettings = cap;
+    }
+    opt->settings[opt->nsettings++] = arg;
+    return CLI_EXIT_OK;
+}
+
+int cli_apply_settings(const struct cli_options *opt, const char *text, size_t len, char **out,
+                       size_t *out_len)
+{
+    size_t cap = len;
+    for (size_t i = 0; i < opt->nsettings; i++) {
+        size_t more = strlen(opt->settings[i]) + 3; /* cg_preset_apply's bound */
+        if (cap > SIZE_MAX - more - 1) {
+            cli_error("out of memory");
+            return CLI_EXIT_FAILURE;
+        }
+        cap += more;
+    }
+    *out = malloc(cap + 1);
+    if (!*out) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    cg_diag diag = {0};
+    cg_status st = cg_preset_apply(text, len, opt->settings, opt->nsettings, *out, cap, out_len,
+                                   &diag);
+    if (st == CG_OK) {
+        (*out)[*out_len] = '\0';
+        return CLI_EXIT_OK;
+    }
+    free(*out);
+    *out = NULL;
+    if (st == CG_EINVAL)
+        return cli_usage_error("-D %s", diag.message);
+    cli_error("%s", diag.message[0] ? diag.message : cg_strerror(st));
+    return CLI_EXIT_FAILURE;
+}
+

@@ -24,6 +24,14 @@ int cli_add_fill(struct cli_options *opt, const char *arg);        /* --fill P *
 int cli_add_generations(struct cli_options *opt, const char *arg); /* --generations N:R1,R2 */
 int cli_add_reach_start(struct cli_options *opt, const char *arg); /* --reach X,Y|entrance */
 int cli_set_moves(struct cli_options *opt, const char *arg);       /* --moves M */
+int cli_add_setting(struct cli_options *opt, const char *arg);     /* -D NAME=VALUE */
+
+/* The preset text with the -D settings applied (cg_preset_apply), in a new
+ * buffer *out of *out_len bytes (the caller frees it); without settings a
+ * copy. Returns CLI_EXIT_OK, or an exit status after the message: a wrong
+ * setting is a usage error quoting it. */
+int cli_apply_settings(const struct cli_options *opt, const char *text, size_t len, char **out,
+                       size_t *out_len);
 
 /* After the other options: the one `reach` step of the --reach starts and
  * --moves, last of opt->steps (opt->has_reach). --moves without --reach is

@@ -4,6 +4,7 @@
  * `maze.loops` a flag (yes|no), `rule.2.floor` the second rule line's key.
  * The settings rewrite the text, which is then parsed as usual, so the text
  * a map records (JSON, Tiled) reproduces it and --show-preset shows it. */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/diag.h"
@@ -201,6 +202,21 @@ static cg_status check_line(const char *line, size_t len, const setting *set, si
     return CG_EINVAL;
 }
 
+/* Counts each step's lines in text: counts[k] for cg__steps[k]. */
+static void count_lines(const char *text, size_t len, unsigned long *counts, size_t ncounts)
+{
+    for (size_t pos = 0; pos < len;) {
+        const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
+        size_t l = nl ? (size_t)(nl - s) : len - pos;
+        pos += l + (nl != NULL);
+        cg__token tok[MAX_LINE_TOKENS];
+        int nt = cg__tokenize(s, l, tok, MAX_LINE_TOKENS);
+        const cg__step_def *def = nt > 0 ? def_named(tok[0].s, tok[0].len) : NULL;
+        for (size_t k = 0; def && k < ncounts; k++)
+            counts[k] += cg__steps[k] == def;
+    }
+}
+
 cg_status cg_preset_apply(const char *text, size_t len, const char *const *settings,
                           size_t nsettings, char *out, size_t cap, size_t *out_len, cg_diag *diag)
 {
@@ -220,17 +236,7 @@ cg_status cg_preset_apply(const char *text, size_t len, const char *const *setti
     /* How many lines each step has, so an unnumbered setting of a step
      * with several lines is refused rather than guessed. */
     unsigned long counts[64] = {0};
-    for (size_t pos = 0; st == CG_OK && pos < len;) {
-        const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
-        size_t l = nl ? (size_t)(nl - s) : len - pos;
-        pos += l + (nl != NULL);
-        cg__token tok[MAX_LINE_TOKENS];
-        int nt = cg__tokenize(s, l, tok, MAX_LINE_TOKENS);
-        for (size_t k = 0; nt > 0 && k < cg__step_count && k < 64; k++)
-            if (strlen(cg__steps[k]->name) == tok[0].len &&
-                memcmp(cg__steps[k]->name, tok[0].s, tok[0].len) == 0)
-                counts[k]++;
-    }
+    count_lines(text, len, counts, cg__step_count < 64 ? cg__step_count : 64);
     for (size_t i = 0; i < nsettings && st == CG_OK; i++) {
         size_t k = 0;
         while (cg__steps[k] != set[i].def)
@@ -305,4 +311,46 @@ cg_status cg_preset_apply(const char *text, size_t len, const char *const *setti
         return CG_EOVERFLOW;
     }
     return CG_OK;
+}
+
+cg_status cg_preset_settings(const char *text, size_t len, char *out, size_t cap, size_t *out_len)
+{
+    if ((!text && len) || (!out && cap) || !out_len)
+        return CG_EINVAL;
+    unsigned long counts[64] = {0}, seen[64] = {0};
+    count_lines(text, len, counts, cg__step_count < 64 ? cg__step_count : 64);
+    out_buf o = {out, cap, 0};
+    for (size_t pos = 0; pos < len;) {
+        const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
+        size_t l = nl ? (size_t)(nl - s) : len - pos;
+        pos += l + (nl != NULL);
+        cg__token tok[MAX_LINE_TOKENS];
+        int nt = cg__tokenize(s, l, tok, MAX_LINE_TOKENS);
+        const cg__step_def *def = nt > 0 ? def_named(tok[0].s, tok[0].len) : NULL;
+        if (!def || def->setting)
+            continue;
+        size_t k = 0;
+        while (cg__steps[k] != def)
+            k++;
+        char prefix[48];
+        int pl = counts[k] > 1 ? snprintf(prefix, sizeof prefix, "%s.%lu", def->name, ++seen[k])
+                               : snprintf(prefix, sizeof prefix, "%s", def->name);
+        for (int t = 1; t < nt; t++) {
+            const char *eq = memchr(tok[t].s, '=', tok[t].len);
+            int flag = !eq && word_index(def->flags, tok[t].s, tok[t].len) >= 0;
+            put(&o, prefix, (size_t)pl);
+            if (eq || flag) {
+                put(&o, ".", 1);
+                put(&o, tok[t].s, tok[t].len);
+                if (flag)
+                    put(&o, "=yes", 4);
+            } else {
+                put(&o, "=", 1);
+                put(&o, tok[t].s, tok[t].len);
+            }
+            put(&o, "\n", 1);
+        }
+    }
+    *out_len = o.len;
+    return o.len > cap ? CG_EOVERFLOW : CG_OK;
 }
