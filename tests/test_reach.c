@@ -292,11 +292,11 @@ static void reach_step_reports_bad_arguments_with_columns(void **state)
         tu_expect_parse_error(cases[i].line, cases[i].column, ""); /* any message */
 }
 
-static void ascii_overlays_distances_in_base_36_then_plus(void **state)
+static void ascii_overlays_distances_in_35_digits_then_plus(void **state)
 {
     (void)state;
-    /* A corridor 40 cells long: distances 0..9, a..z, then '+'. The blocked
-     * cell and the cell behind it are never reached. */
+    /* A corridor 40 cells long: distances 0..9, a..z without x, then '+'.
+     * The blocked cell and the cell behind it are never reached. */
     char rows[3][44];
     memset(rows, '#', sizeof rows);
     for (int x = 1; x < 42; x++)
@@ -313,8 +313,70 @@ static void ascii_overlays_distances_in_base_36_then_plus(void **state)
     cg_diag d = {0};
     cg_grid *g = run_step(text, "reach from=1,1", CG_OK, &d);
     char *ascii = tu_ascii(g);
-    assert_memory_equal(ascii + 44, "#0123456789abcdefghijklmnopqrstuvwxyz+++x.#\n", 44);
+    assert_memory_equal(ascii + 44, "#0123456789abcdefghijklmnopqrstuvwyz++++x.#\n", 44);
     free(ascii);
+    cg_grid_free(g);
+}
+
+/* Every distance 0..n-1 along a corridor, read back: no overlay character is
+ * a marker, and each reads as plain floor. */
+static void no_distance_prints_as_a_marker(void **state)
+{
+    (void)state;
+    enum { LEN = 80 };
+    char text[3 * (LEN + 3) + 1];
+    size_t n = 0;
+    for (int y = 0; y < 3; y++) {
+        for (int x = 0; x < LEN + 2; x++)
+            text[n++] = y == 1 && x > 0 && x <= LEN ? '.' : '#';
+        text[n++] = '\n';
+    }
+    text[n] = '\0';
+    cg_diag d = {0};
+    cg_grid *g = run_step(text, "reach from=1,1", CG_OK, &d);
+    char *ascii = tu_ascii(g);
+    for (int x = 1; x <= LEN; x++) {
+        char c = ascii[(LEN + 3) + x];
+        assert_null(strchr("#.<>*x", c));
+        assert_false(c >= 'A' && c <= 'Z');
+    }
+    cg_grid *back;
+    assert_int_equal(cg_read_ascii(ascii, strlen(ascii), &back, &d), CG_OK);
+    cg_grid_clear_reach(g);
+    char *plain = tu_ascii(g), *again = tu_ascii(back);
+    assert_string_equal(again, plain);
+    free(plain);
+    free(again);
+    free(ascii);
+    cg_grid_free(back);
+    cg_grid_free(g);
+}
+
+/* Markers stay on top of distances: an overlay piped back in is the map it
+ * was made from, entrance, exit, points and blocked cells included. */
+static void ascii_overlay_keeps_markers_and_reads_back(void **state)
+{
+    (void)state;
+    static const char drawn[] = "##########\n"
+                              "#<..*....#\n"
+                              "#.##x###.#\n"
+                              "#..*...>.#\n"
+                              "##########\n";
+    cg_diag d = {0};
+    cg_grid *g = run_step(drawn, "reach from=entrance", CG_OK, &d);
+    char *ascii = tu_ascii(g);
+    assert_string_equal(ascii, "##########\n"
+                               "#<12*4567#\n"
+                               "#1##x###8#\n"
+                               "#23*567>9#\n"
+                               "##########\n");
+    cg_grid *back;
+    assert_int_equal(cg_read_ascii(ascii, strlen(ascii), &back, &d), CG_OK);
+    char *again = tu_ascii(back);
+    assert_string_equal(again, drawn);
+    free(again);
+    free(ascii);
+    cg_grid_free(back);
     cg_grid_free(g);
 }
 
@@ -379,7 +441,9 @@ int main(void)
         cmocka_unit_test(changing_a_cell_drops_the_reach),
         cmocka_unit_test(reach_step_takes_starts_the_entrance_and_a_budget),
         cmocka_unit_test(reach_step_reports_bad_arguments_with_columns),
-        cmocka_unit_test(ascii_overlays_distances_in_base_36_then_plus),
+        cmocka_unit_test(ascii_overlays_distances_in_35_digits_then_plus),
+        cmocka_unit_test(no_distance_prints_as_a_marker),
+        cmocka_unit_test(ascii_overlay_keeps_markers_and_reads_back),
         cmocka_unit_test(distances_format_lists_reached_cells_in_scan_order),
 #ifdef CG_HAVE_PNG
         cmocka_unit_test(png_ramp_runs_from_near_to_far),
