@@ -91,6 +91,27 @@ static int64_t check_connected(const uint8_t *before, const uint8_t *after, int 
     free(touches);
     ro_free(&pieces);
     free(mask);
+    /* Nothing is carved on the outer ring of a map with an inside, but the
+     * one ring cell that links a corner region of a single cell. */
+    for (int y = 0; y < h && w >= 3 && h >= 3; y++)
+        for (int x = 0; x < w; x++) {
+            size_t i = (size_t)y * (size_t)w + (size_t)x;
+            if (!(x == 0 || y == 0 || x == w - 1 || y == h - 1) || !(before[i] == 1 && after[i] == 0))
+                continue;
+            int lone_corner = 0;
+            for (int cy = 0; cy < h; cy += h - 1)
+                for (int cx = 0; cx < w; cx += w - 1) {
+                    int ax = cx ? cx - 1 : 1, ay = cy ? cy - 1 : 1;
+                    if (abs(cx - x) + abs(cy - y) == 1 && before[(size_t)cy * (size_t)w + (size_t)cx] == 0 &&
+                        before[(size_t)cy * (size_t)w + (size_t)ax] == 1 &&
+                        before[(size_t)ay * (size_t)w + (size_t)cx] == 1)
+                        lone_corner = 1;
+                }
+            if (!lone_corner) {
+                print_error("%s: ring cell (%d,%d) carved\n", what, x, y);
+                fail();
+            }
+        }
     /* A passage, not a crack: off the outer ring, every carved cell lies in
      * a width x width square of floor (when the map has room for one). */
     if (width >= 2 && w >= width + 2 && h >= width + 2) {
@@ -264,13 +285,22 @@ static void one_wide_corridors_are_no_longer_than_the_minimum_spanning_tree(void
     for (int i = 0; i < 60; i++) {
         int w = tu_range(&rng, 2, 48), h = tu_range(&rng, 2, 30);
         uint8_t *cells = random_map(w, h, &rng, i);
+        /* Half the maps with a wall ring (then corridors are straight lines
+         * between the closest cells); on the others two regions on the ring
+         * may be joined by a corridor moved inside it, which can need d + 1
+         * cells. */
+        int ringed = i % 2 == 0;
+        for (int y = 0; y < h && ringed; y++)
+            for (int x = 0; x < w; x++)
+                if (x == 0 || y == 0 || x == w - 1 || y == h - 1)
+                    cells[(size_t)y * (size_t)w + (size_t)x] = 1;
         int64_t mst = mst_cells(cells, w, h);
         cg_grid *g = tu_grid_from_cells(cells, w, h);
         uint64_t corridors = 0;
         assert_int_equal(cg__connect(g, 1, &corridors), CG_OK);
         uint8_t *after = tu_cells_from_grid(g);
         int64_t carved = check_connected(cells, after, w, h, 1, "connect width=1");
-        if (carved > mst - (int64_t)corridors) {
+        if (carved > mst - (int64_t)corridors + (ringed ? 0 : 2 * (int64_t)corridors)) {
             print_error("%dx%d: carved %lld cells in %llu corridors, spanning tree weight %lld\n",
                         w, h, (long long)carved, (unsigned long long)corridors, (long long)mst);
             fail();
@@ -380,6 +410,154 @@ static void markers_survive_connect(void **state)
     cg_grid_free(g);
 }
 
+/* `connect largest=N` on a map of R > N regions: the N largest (ties: the
+ * first in scan order) end as one region M holding every carved cell; each
+ * other region is either unchanged - the same cells, a region of its own -
+ * or was crossed or touched by a corridor and is part of M. Returns how
+ * many were left unchanged. */
+static int check_largest(const uint8_t *before, const uint8_t *after, int w, int h, int n,
+                         const char *what)
+{
+    ro_regions a = ro_label(before, w, h, 0), b = ro_label(after, w, h, 0);
+    assert_true(a.n > n);
+    /* The n largest of the oracle's regions, by size then scan order. */
+    int *pick = calloc((size_t)a.n + 1, sizeof *pick);
+    assert_non_null(pick);
+    for (int k = 0; k < n; k++) {
+        int best = 0;
+        for (int r = 1; r <= a.n; r++)
+            if (!pick[r] && (best == 0 || a.size[r] > a.size[best]))
+                best = r;
+        pick[best] = 1;
+    }
+    int merged = -1, unchanged = 0;
+    for (size_t i = 0; i < (size_t)w * (size_t)h; i++) {
+        if (before[i] == 0 && after[i] != 0) {
+            print_error("%s: floor lost\n", what);
+            fail();
+        }
+        if (before[i] == 0 && pick[a.lab[i]]) {
+            if (merged >= 0 && b.lab[i] != merged) {
+                print_error("%s: the %d largest regions are not one region\n", what, n);
+                fail();
+            }
+            merged = b.lab[i];
+        }
+    }
+    for (size_t i = 0; i < (size_t)w * (size_t)h; i++)
+        if (before[i] == 1 && after[i] == 0 && b.lab[i] != merged) {
+            print_error("%s: carved cell (%d,%d) outside the joined region\n", what,
+                        (int)(i % (size_t)w), (int)(i / (size_t)w));
+            fail();
+        }
+    /* Each other region: unchanged or inside M. */
+    for (int r = 1; r <= a.n; r++) {
+        if (pick[r])
+            continue;
+        int into = -1;
+        for (size_t i = 0; i < (size_t)w * (size_t)h; i++)
+            if (a.lab[i] == r)
+                into = b.lab[i];
+        if (into == merged)
+            continue;
+        if (b.size[into] != a.size[r]) {
+            print_error("%s: region %d (%lld cells) changed\n", what, r, (long long)a.size[r]);
+            fail();
+        }
+        unchanged++;
+    }
+    assert_int_equal(b.n, 1 + unchanged);
+    free(pick);
+    ro_free(&a);
+    ro_free(&b);
+    return unchanged;
+}
+
+static void connect_largest_joins_only_the_largest_regions(void **state)
+{
+    (void)state;
+    uint64_t rng = 77;
+    int cases = 0, untouched = 0, crossed = 0;
+    static const int widths[] = {1, 2, 3};
+    for (int i = 0; i < 120; i++) {
+        int w = tu_range(&rng, 3, 90), h = tu_range(&rng, 3, 60);
+        uint8_t *cells = random_map(w, h, &rng, i);
+        int64_t largest;
+        int regions = ro_floor_regions(cells, w, h, &largest);
+        for (int n = 2; n <= 4; n++) {
+            if (regions <= n)
+                continue;
+            int width = widths[(i + n) % 3];
+            char step[48], what[96];
+            snprintf(step, sizeof step, "connect width=%d largest=%d", width, n);
+            snprintf(what, sizeof what, "%s on %dx%d (map %d)", step, w, h, i);
+            cg_grid *in = tu_grid_from_cells(cells, w, h);
+            cg_grid *out = tu_run(step, 0, 0, 0, in);
+            uint8_t *after = tu_cells_from_grid(out);
+            int kept = check_largest(cells, after, w, h, n, what);
+            untouched += kept;
+            crossed += regions - n - kept;
+            cases++;
+            free(after);
+            cg_grid_free(out);
+            cg_grid_free(in);
+        }
+        free(cells);
+    }
+    /* Not vacuous: many maps, most other regions untouched, and the rule
+     * for crossed ones exercised. */
+    assert_true(cases > 100 && untouched > 1000 && crossed > 0);
+}
+
+/* With N at least the number of regions, largest=N is plain connect. */
+static void connect_largest_of_all_regions_is_connect(void **state)
+{
+    (void)state;
+    uint64_t rng = 5;
+    for (int i = 0; i < 40; i++) {
+        int w = tu_range(&rng, 1, 70), h = tu_range(&rng, 1, 40);
+        uint8_t *cells = random_map(w, h, &rng, i);
+        int64_t largest;
+        int regions = ro_floor_regions(cells, w, h, &largest);
+        char step[48];
+        snprintf(step, sizeof step, "connect largest=%d", regions < 2 ? 2 : regions);
+        cg_grid *in = tu_grid_from_cells(cells, w, h);
+        cg_grid *a = tu_run(step, 0, 0, 0, in), *b = tu_run("connect", 0, 0, 0, in);
+        assert_true(tu_grids_equal(a, b));
+        cg_grid_free(a);
+        cg_grid_free(b);
+        cg_grid_free(in);
+        free(cells);
+    }
+}
+
+/* The article's corridor: the two largest of four regions are joined
+ * between their closest cells, (3,3) and (6,3); the two single cells stay
+ * as they are. */
+static void connect_largest_2_joins_the_two_largest_at_their_closest_cells(void **state)
+{
+    (void)state;
+    static const char *const rows[] = {
+        "############", "#...####.###", "#...######.#", "#...##...###", "######...###",
+        "############",
+    };
+    static const char *const want[] = {
+        "############", "#...####.###", "#...######.#", "#........###", "######...###",
+        "############",
+    };
+    cg_grid *g = tu_grid_from_rows(rows, 6);
+    cg_grid *out = tu_run("connect width=1 largest=2", 0, 0, 0, g);
+    tu_assert_grid_equals_rows(out, want, 6, "connect width=1 largest=2");
+    cg_grid_free(out);
+    out = tu_run("connect width=1", 0, 0, 0, g);
+    uint8_t *cells = tu_cells_from_grid(out);
+    int64_t largest;
+    assert_int_equal(ro_floor_regions(cells, 12, 6, &largest), 1); /* all four */
+    free(cells);
+    cg_grid_free(out);
+    cg_grid_free(g);
+}
+
 static void bad_connect_options_are_rejected_with_their_column(void **state)
 {
     (void)state;
@@ -388,6 +566,9 @@ static void bad_connect_options_are_rejected_with_their_column(void **state)
     tu_expect_parse_error("connect width=wide", 15, "width must be");
     tu_expect_parse_error("connect 2", 9, "unexpected");
     tu_expect_parse_error("connect min=2", 9, "no option");
+    tu_expect_parse_error("connect largest=1", 17, "largest must be an integer in 2..");
+    tu_expect_parse_error("connect largest=0", 17, "largest must be an integer in 2..");
+    tu_expect_parse_error("connect largest=two", 17, "largest must be");
 }
 
 int main(void)
@@ -401,6 +582,9 @@ int main(void)
         cmocka_unit_test(a_diagonal_corridor_steps_four_connected),
         cmocka_unit_test(maps_with_one_region_or_none_are_left_alone),
         cmocka_unit_test(markers_survive_connect),
+        cmocka_unit_test(connect_largest_joins_only_the_largest_regions),
+        cmocka_unit_test(connect_largest_of_all_regions_is_connect),
+        cmocka_unit_test(connect_largest_2_joins_the_two_largest_at_their_closest_cells),
         cmocka_unit_test(bad_connect_options_are_rejected_with_their_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

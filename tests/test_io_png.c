@@ -1,8 +1,9 @@
 /* test_io_png.c - cg_write(CG_FORMAT_PNG): the bytes are decoded with libpng
  * from memory and checked pixel by pixel: size = cells x scale, a palette
- * image, bit depth 1 without markers, and every pixel of a cell's block has
- * that cell's palette index (0 wall, 1 floor, 2 entrance, 3 exit, 4 point of
- * interest, 5 blocked). */
+ * image, bit depth 1 without markers (4 with them, 8 with named kinds), every
+ * pixel of a cell's block has that cell's palette index (0 wall, 1 floor),
+ * and the markers' glyphs are drawn over them as docs/formats.md defines
+ * them (a plain model of that definition below). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,12 +13,16 @@
 #include <png.h>
 
 #include "testutil.h"
+/* White box: the markers' symbols ('A'..'Z' for named kinds of points), set
+ * directly where the public API has no way yet. */
+#include "../src/core/grid.h"
 
 typedef struct decoded {
     uint32_t width, height;
     int bit_depth, color_type, interlace;
     int num_palette;
-    uint8_t *index; /* width * height palette indices */
+    uint8_t rgb[256][3]; /* the palette's colours */
+    uint8_t *index;      /* width * height palette indices */
 } decoded;
 
 typedef struct mem_reader {
@@ -68,6 +73,11 @@ static int decode_png(const uint8_t *data, size_t len, decoded *d)
     png_colorp palette = NULL;
     if (png_get_PLTE(png, info, &palette, &d->num_palette) == 0)
         d->num_palette = 0;
+    for (int i = 0; i < d->num_palette && i < 256; i++) {
+        d->rgb[i][0] = palette[i].red;
+        d->rgb[i][1] = palette[i].green;
+        d->rgb[i][2] = palette[i].blue;
+    }
     if (d->bit_depth < 8)
         png_set_packing(png);
     png_read_update_info(png, info);
@@ -88,17 +98,53 @@ static int decode_png(const uint8_t *data, size_t len, decoded *d)
     return 0;
 }
 
-static int expected_index(const cg_grid *g, uint32_t x, uint32_t y)
+/* The glyph model, straight from docs/formats.md: in doubled pixel units
+ * around the cell's centre, size D, outline t, shapes by kind. */
+static int64_t glyph_d(uint32_t s)
 {
-    if (cg_grid_get(g, x, y) == CG_WALL)
-        return 0;
-    switch (cg_grid_marker(g, x, y)) {
-    case CG_MARK_ENTRANCE: return 2;
-    case CG_MARK_EXIT: return 3;
-    case CG_MARK_POI: return 4;
-    case CG_MARK_BLOCKED: return 5;
-    default: return 1;
+    return s == 1 ? 3 : s <= 4 ? 3 * (int64_t)s : 2 * (int64_t)s + 4;
+}
+
+/* 0 outside, 1 outline, 2 inside. */
+static int model_glyph(const cg__mark *m, uint32_t s, uint32_t px, uint32_t py)
+{
+    int64_t d = glyph_d(s), t = s == 1 ? 0 : d < 32 ? 1 : d / 16;
+    int64_t dx = llabs((int64_t)(2 * px + 1) - (2 * (int64_t)m->x + 1) * s);
+    int64_t dy = llabs((int64_t)(2 * py + 1) - (2 * (int64_t)m->y + 1) * s);
+    int64_t big = dx > dy ? dx : dy;
+    if (m->kind == CG_MARK_ENTRANCE || m->kind == CG_MARK_EXIT) {
+        int64_t h = d * 17 / 20;
+        return big > h ? 0 : big > h - 2 * t ? 1 : 2;
     }
+    if (m->kind == CG_MARK_BLOCKED) {
+        int64_t h = d * 4 / 5, arm = d / 2, off = llabs(dx - dy);
+        if (big > h || off > arm)
+            return 0;
+        return big > h - 2 * t || off > arm - 3 * t ? 1 : 2;
+    }
+    if (dx * dx + dy * dy > d * d)
+        return 0;
+    return dx * dx + dy * dy > (d - 2 * t) * (d - 2 * t) ? 1 : 2;
+}
+
+static int mark_colour(const cg__mark *m)
+{
+    if (m->sym >= 'A' && m->sym <= 'Z')
+        return 7 + (m->sym - 'A');
+    return m->kind == CG_MARK_ENTRANCE ? 2 : m->kind == CG_MARK_EXIT ? 3
+                                         : m->kind == CG_MARK_POI    ? 4
+                                                                     : 5;
+}
+
+static int expected_index(const cg_grid *g, uint32_t s, uint32_t px, uint32_t py)
+{
+    int v = cg_grid_get(g, px / s, py / s) == CG_WALL ? 0 : 1;
+    for (size_t i = 0; i < g->nmarks; i++) { /* later markers on top */
+        int at = model_glyph(&g->marks[i], s, px, py);
+        if (at)
+            v = at == 1 ? 6 : mark_colour(&g->marks[i]);
+    }
+    return v;
 }
 
 static int has_markers(const cg_grid *g)
@@ -138,13 +184,16 @@ static void check_png(const cg_grid *g, uint32_t scale)
     assert_int_equal(d.width, w * s);
     assert_int_equal(d.height, h * s);
     assert_int_equal(d.color_type, PNG_COLOR_TYPE_PALETTE);
-    if (!has_markers(g))
-        assert_int_equal(d.bit_depth, 1);
+    int named = 0;
+    for (size_t i = 0; i < g->nmarks; i++)
+        named |= g->marks[i].sym >= 'A' && g->marks[i].sym <= 'Z';
+    assert_int_equal(d.bit_depth, !has_markers(g) ? 1 : named ? 8 : 4);
+    assert_int_equal(d.num_palette, !has_markers(g) ? 2 : named ? 33 : 7);
     assert_true(d.num_palette >= 2);
     for (uint32_t py = 0; py < d.height; py++) {
         for (uint32_t px = 0; px < d.width; px++) {
             int got = d.index[(size_t)py * d.width + px];
-            int want = expected_index(g, px / s, py / s);
+            int want = expected_index(g, s, px, py);
             if (got != want) {
                 print_error("%ux%u map at scale %u: pixel (%u,%u) of cell (%u,%u) has index %d, "
                             "want %d\n",
@@ -383,6 +432,94 @@ static void png_rows_unlike_the_sampled_ones_still_decode(void **state)
     cg_grid_free(g);
 }
 
+/* Glyphs are larger than their cell: clipped at the image's edges and
+ * corners, drawn over each other in (y, x) order, crossing the cell rows
+ * above and below, at every scale and on widths that are not a multiple of
+ * the writer's 8-cell groups or of 64. */
+static void png_glyphs_are_clipped_and_overlap_in_order(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1, 1}, {2, 2}, {3, 1}, {1, 3}, {13, 7}, {67, 5}, {130, 9}};
+    static const uint32_t scales[] = {1, 2, 3, 4, 5, 8, 16};
+    uint64_t rng = 21;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int w = sizes[i][0], h = sizes[i][1];
+        cg_grid *g = random_grid(w, h, &rng);
+        /* The four corners, then a cluster of neighbours of every kind. */
+        const int at[][2] = {{0, 0}, {w - 1, 0}, {0, h - 1}, {w - 1, h - 1}, {w / 2, h / 2},
+                             {w / 2 + 1, h / 2}, {w / 2, h / 2 + 1}, {w / 2 + 1, h / 2 + 1}};
+        for (int k = 0; k < 8; k++) {
+            if (at[k][0] >= w || at[k][1] >= h)
+                continue;
+            cg_grid_set(g, at[k][0], at[k][1], CG_FLOOR);
+            assert_int_equal(cg_grid_set_marker(g, at[k][0], at[k][1], (cg_marker)(1 + k % 4)),
+                             CG_OK);
+        }
+        for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++)
+            check_png(g, scales[k]);
+        cg_grid_free(g);
+    }
+}
+
+/* Named kinds of points ('A'..'Z') each have their own colour: 8 bits per
+ * pixel, a palette of 33 whose 26 named colours differ from each other and
+ * from wall, floor, the other markers and the outline. */
+static void png_named_kinds_have_26_distinct_colours(void **state)
+{
+    (void)state;
+    cg_grid *g = NULL;
+    assert_int_equal(cg_grid_new(&g, 83, 7), CG_OK);
+    for (int x = 1; x < 82; x++)
+        for (int y = 1; y < 6; y++)
+            cg_grid_set(g, x, y, CG_FLOOR);
+    for (int k = 0; k < 26; k++)
+        assert_int_equal(cg_grid_set_marker(g, 2 + 3 * k, 2 + k % 3, CG_MARK_POI), CG_OK);
+    assert_int_equal(cg_grid_set_marker(g, 81, 5, CG_MARK_EXIT), CG_OK);
+    for (size_t i = 0; i < g->nmarks; i++)
+        if (g->marks[i].kind == CG_MARK_POI)
+            g->marks[i].sym = (uint8_t)('A' + (g->marks[i].x - 2) / 3);
+    check_png(g, 1);
+    check_png(g, 2);
+    check_png(g, 4);
+    check_png(g, 7);
+    tu_buf buf;
+    write_png(g, 4, &buf);
+    decoded d;
+    assert_int_equal(decode_png((const uint8_t *)buf.data, buf.len, &d), 0);
+    assert_int_equal(d.num_palette, 33);
+    for (int a = 0; a < 33; a++)
+        for (int b = a + 1; b < 33; b++)
+            assert_memory_not_equal(d.rgb[a], d.rgb[b], 3);
+    free(d.index);
+    tu_buf_free(&buf);
+    cg_grid_free(g);
+}
+
+/* At the default scale a marker covers more than its cell: the 3x3 cells
+ * around it are (mostly) its colour or outline, not rock or sand. */
+static void png_markers_are_visible_at_the_default_scale(void **state)
+{
+    (void)state;
+    static const char *rows[] = {"#######", "#.....#", "#.....#", "#..*..#", "#.....#", "#######"};
+    cg_grid *g = tu_grid_from_rows(rows, 6);
+    assert_int_equal(cg_grid_set_marker(g, 3, 3, CG_MARK_POI), CG_OK);
+    tu_buf buf;
+    write_png(g, 0, &buf);
+    decoded d;
+    assert_int_equal(decode_png((const uint8_t *)buf.data, buf.len, &d), 0);
+    int gold = 0, outline = 0;
+    for (uint32_t py = 8; py < 20; py++)
+        for (uint32_t px = 8; px < 20; px++) {
+            gold += d.index[py * d.width + px] == 4;
+            outline += d.index[py * d.width + px] == 6;
+        }
+    /* A disc 12 px across: about 113 pixels, 81 of them inside the outline. */
+    assert_true(gold >= 70 && outline >= 20 && gold + outline >= 100);
+    free(d.index);
+    tu_buf_free(&buf);
+    cg_grid_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -396,6 +533,9 @@ int main(void)
         cmocka_unit_test(png_of_wide_maps_and_large_scales_decodes),
         cmocka_unit_test(png_of_a_big_random_map_spans_several_idat_chunks),
         cmocka_unit_test(png_rows_unlike_the_sampled_ones_still_decode),
+        cmocka_unit_test(png_glyphs_are_clipped_and_overlap_in_order),
+        cmocka_unit_test(png_named_kinds_have_26_distinct_colours),
+        cmocka_unit_test(png_markers_are_visible_at_the_default_scale),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -292,11 +292,11 @@ static void reach_step_reports_bad_arguments_with_columns(void **state)
         tu_expect_parse_error(cases[i].line, cases[i].column, ""); /* any message */
 }
 
-static void ascii_overlays_distances_in_base_36_then_plus(void **state)
+static void ascii_overlays_distances_in_35_digits_then_plus(void **state)
 {
     (void)state;
-    /* A corridor 40 cells long: distances 0..9, a..z, then '+'. The blocked
-     * cell and the cell behind it are never reached. */
+    /* A corridor 40 cells long: distances 0..9, a..z without x, then '+'.
+     * The blocked cell and the cell behind it are never reached. */
     char rows[3][44];
     memset(rows, '#', sizeof rows);
     for (int x = 1; x < 42; x++)
@@ -313,8 +313,70 @@ static void ascii_overlays_distances_in_base_36_then_plus(void **state)
     cg_diag d = {0};
     cg_grid *g = run_step(text, "reach from=1,1", CG_OK, &d);
     char *ascii = tu_ascii(g);
-    assert_memory_equal(ascii + 44, "#0123456789abcdefghijklmnopqrstuvwxyz+++x.#\n", 44);
+    assert_memory_equal(ascii + 44, "#0123456789abcdefghijklmnopqrstuvwyz++++x.#\n", 44);
     free(ascii);
+    cg_grid_free(g);
+}
+
+/* Every distance 0..n-1 along a corridor, read back: no overlay character is
+ * a marker, and each reads as plain floor. */
+static void no_distance_prints_as_a_marker(void **state)
+{
+    (void)state;
+    enum { LEN = 80 };
+    char text[3 * (LEN + 3) + 1];
+    size_t n = 0;
+    for (int y = 0; y < 3; y++) {
+        for (int x = 0; x < LEN + 2; x++)
+            text[n++] = y == 1 && x > 0 && x <= LEN ? '.' : '#';
+        text[n++] = '\n';
+    }
+    text[n] = '\0';
+    cg_diag d = {0};
+    cg_grid *g = run_step(text, "reach from=1,1", CG_OK, &d);
+    char *ascii = tu_ascii(g);
+    for (int x = 1; x <= LEN; x++) {
+        char c = ascii[(LEN + 3) + x];
+        assert_null(strchr("#.<>*x", c));
+        assert_false(c >= 'A' && c <= 'Z');
+    }
+    cg_grid *back;
+    assert_int_equal(cg_read_ascii(ascii, strlen(ascii), &back, &d), CG_OK);
+    cg_grid_clear_reach(g);
+    char *plain = tu_ascii(g), *again = tu_ascii(back);
+    assert_string_equal(again, plain);
+    free(plain);
+    free(again);
+    free(ascii);
+    cg_grid_free(back);
+    cg_grid_free(g);
+}
+
+/* Markers stay on top of distances: an overlay piped back in is the map it
+ * was made from, entrance, exit, points and blocked cells included. */
+static void ascii_overlay_keeps_markers_and_reads_back(void **state)
+{
+    (void)state;
+    static const char drawn[] = "##########\n"
+                              "#<..*....#\n"
+                              "#.##x###.#\n"
+                              "#..*...>.#\n"
+                              "##########\n";
+    cg_diag d = {0};
+    cg_grid *g = run_step(drawn, "reach from=entrance", CG_OK, &d);
+    char *ascii = tu_ascii(g);
+    assert_string_equal(ascii, "##########\n"
+                               "#<12*4567#\n"
+                               "#1##x###8#\n"
+                               "#23*567>9#\n"
+                               "##########\n");
+    cg_grid *back;
+    assert_int_equal(cg_read_ascii(ascii, strlen(ascii), &back, &d), CG_OK);
+    char *again = tu_ascii(back);
+    assert_string_equal(again, drawn);
+    free(again);
+    free(ascii);
+    cg_grid_free(back);
     cg_grid_free(g);
 }
 
@@ -336,34 +398,69 @@ static void distances_format_lists_reached_cells_in_scan_order(void **state)
 }
 
 #ifdef CG_HAVE_PNG
-static void png_ramp_runs_from_near_to_far(void **state)
+/* The map as RGB pixels at `scale`. */
+static uint8_t *png_rgb(const cg_grid *g, uint32_t scale, uint32_t *width)
 {
-    (void)state;
     cg_diag d = {0};
-    cg_grid *g = run_step("######\n#<...#\n######\n", "reach from=entrance", CG_OK, &d);
     tu_buf b = {0};
-    cg_write_options o = {.format = CG_FORMAT_PNG, .scale = 2};
+    cg_write_options o = {.format = CG_FORMAT_PNG, .scale = scale};
     assert_int_equal(cg_write(g, &o, tu_buf_write, &b, &d), CG_OK);
     png_image img;
     memset(&img, 0, sizeof img);
     img.version = PNG_IMAGE_VERSION;
     assert_true(png_image_begin_read_from_memory(&img, b.data, b.len));
-    assert_int_equal(img.width, 12);
-    assert_int_equal(img.height, 6);
+    assert_int_equal(img.width, cg_grid_width(g) * scale);
+    assert_int_equal(img.height, cg_grid_height(g) * scale);
     img.format = PNG_FORMAT_RGB;
-    uint8_t px[12 * 6 * 3];
+    uint8_t *px = malloc(PNG_IMAGE_SIZE(img));
+    assert_non_null(px);
     assert_true(png_image_finish_read(&img, NULL, px, 0, NULL));
+    tu_buf_free(&b);
+    *width = img.width;
+    return px;
+}
+
+static void png_ramp_runs_from_near_to_far(void **state)
+{
+    (void)state;
+    cg_diag d = {0};
+    cg_grid *g = run_step("######\n#....#\n######\n", "reach from=1,1", CG_OK, &d);
+    uint32_t w;
+    uint8_t *px = png_rgb(g, 2, &w);
     /* Row 1 of cells is pixel rows 2..3; cell x is pixels 2x..2x+1. Near is
      * yellow (253,231,37), far violet (68,1,84); walls keep the wall colour. */
     static const uint8_t near[3] = {253, 231, 37}, far[3] = {68, 1, 84}, wall[3] = {46, 40, 36};
-    const uint8_t *row = px + 2 * 12 * 3;
+    const uint8_t *row = px + 2 * w * 3;
     assert_memory_equal(row + 2 * 3, near, 3);
     assert_memory_equal(row + 8 * 3, far, 3);
     assert_memory_equal(row + 0, wall, 3);
     /* Each step farther is darker in green (the ramp's monotone channel). */
     for (int x = 1; x < 4; x++)
         assert_true(row[(2 * x + 2) * 3 + 1] < row[2 * x * 3 + 1]);
-    tu_buf_free(&b);
+    free(px);
+    cg_grid_free(g);
+}
+
+/* Markers stay on top of the ramp: the entrance's glyph (a green square,
+ * black outline) is drawn over the distances around it, and the ramp goes
+ * on beyond it. */
+static void png_markers_stay_on_top_of_the_ramp(void **state)
+{
+    (void)state;
+    cg_diag d = {0};
+    cg_grid *g = run_step("############\n#<........>#\n############\n", "reach from=entrance", CG_OK,
+                          &d);
+    uint32_t w;
+    uint8_t *px = png_rgb(g, 4, &w);
+    static const uint8_t green[3] = {40, 175, 60}, red[3] = {205, 40, 40}, black[3] = {0, 0, 0};
+    const uint8_t *mid = px + 6 * w * 3; /* pixel row 6: the middle of cell row 1 */
+    assert_memory_equal(mid + 6 * 3, green, 3);  /* the entrance cell */
+    assert_memory_equal(mid + 42 * 3, red, 3);   /* the exit cell, the farthest */
+    assert_memory_equal(mid + 1 * 3, black, 3);  /* the entrance's outline */
+    const uint8_t *c5 = mid + 22 * 3;            /* cell 5: distance 4, ramp */
+    assert_memory_not_equal(c5, green, 3);
+    assert_true(c5[0] < 253 && c5[2] > 37);
+    free(px);
     cg_grid_free(g);
 }
 #endif
@@ -379,10 +476,13 @@ int main(void)
         cmocka_unit_test(changing_a_cell_drops_the_reach),
         cmocka_unit_test(reach_step_takes_starts_the_entrance_and_a_budget),
         cmocka_unit_test(reach_step_reports_bad_arguments_with_columns),
-        cmocka_unit_test(ascii_overlays_distances_in_base_36_then_plus),
+        cmocka_unit_test(ascii_overlays_distances_in_35_digits_then_plus),
+        cmocka_unit_test(no_distance_prints_as_a_marker),
+        cmocka_unit_test(ascii_overlay_keeps_markers_and_reads_back),
         cmocka_unit_test(distances_format_lists_reached_cells_in_scan_order),
 #ifdef CG_HAVE_PNG
         cmocka_unit_test(png_ramp_runs_from_near_to_far),
+        cmocka_unit_test(png_markers_stay_on_top_of_the_ramp),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -78,7 +78,8 @@ typedef struct cg__step {
             uint64_t min; /* remove-floor / remove-walls: regions under min cells go */
         } regions;
         struct {
-            uint32_t width; /* corridor width, 1..CG__CONNECT_MAX_WIDTH */
+            uint32_t width;   /* corridor width, 1..CG__CONNECT_MAX_WIDTH */
+            uint32_t largest; /* join only this many largest regions; 0: all */
         } connect;
     } u;
 } cg__step;

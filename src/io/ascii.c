@@ -132,18 +132,23 @@ cg_status cg_read_ascii(const char *text, size_t len, cg_grid **out, cg_diag *di
     return CG_OK;
 }
 
-/* A reached cell shows its distance as 0-9, a-z, then '+' from 36
- * on (start cells are 0). Note that 33 is 'x', which reads back as a blocked
- * cell: docs/formats.md. */
+/* A reached cell shows its distance in 35 digits, 0-9 then a-z without
+ * 'x' (0..34), and '+' from 35 on (start cells are 0). 'x' is left out
+ * because it is the blocked marker: every character of the overlay reads
+ * back as plain floor, and none means something else (docs/reach.md). Only
+ * plain floor ('.') is overwritten: a marker ('<', '>', a point, 'x') stays
+ * on top of its distance, so an overlay piped back in keeps them. */
 static void overlay_reach(const cg__reach *r, uint32_t y, char *row)
 {
-    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    static const char digits[] = "0123456789abcdefghijklmnopqrstuvwyz";
+    const uint32_t ndigits = sizeof digits - 1;
     if (y < r->y0 || y - r->y0 >= r->h)
         return;
     const uint32_t *d = r->dist + (size_t)(y - r->y0 + 1) * r->stride + 1;
+    char *cells = row + r->x0;
     for (uint32_t i = 0; i < r->w; i++)
-        if (d[i] < CG__DIST_BLOCKED)
-            row[r->x0 + i] = d[i] < 36 ? digits[d[i]] : '+';
+        if (d[i] < CG__DIST_BLOCKED && cells[i] == '.')
+            cells[i] = d[i] < ndigits ? digits[d[i]] : '+';
 }
 
 /* Built by the preprocessor, so it is constant and thread-safe. */

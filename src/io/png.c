@@ -1,7 +1,8 @@
 /* io/png.c - PNG output through libpng (docs/formats.md): a palette image, `scale`
  * pixels per cell, 1 bit per pixel when the map is only walls and floor
- * (4 bits when it has markers). The bytes depend only on the grid and the
- * scale (no time chunk).
+ * (4 bits when it has markers, 8 with named kinds of points), markers drawn
+ * as glyphs larger than their cell. The bytes depend only on the grid and
+ * the scale (no time chunk).
  *
  * libpng writes the signature, IHDR, PLTE, the IDAT chunks (with their CRCs,
  * png_write_chunk) and IEND; this file makes the zlib stream (RFC 1950/1951)
@@ -25,8 +26,9 @@
  *     dynamic Huffman code (length-limited, RFC 1951 3.2.7) for a single
  *     block; the second writes it.
  *   - The Adler-32 is kept per group from precomputed sums as well.
- * Rows with markers (depth 4) and the last partial group of a row go byte
- * by byte through the same parse. tests/test_io_png.c decodes the result
+ * The cell rows that markers' glyphs cross (each glyph reaches one cell row
+ * above and below its own) and the last partial group of a row go byte by
+ * byte through the same parse, every pixel row of such a band on its own. tests/test_io_png.c decodes the result
  * with libpng (which checks the CRCs and the Adler-32) pixel by pixel. */
 #include <png.h>
 #include <setjmp.h>
@@ -39,7 +41,11 @@
 #include "io/png.h"
 #include "io/format.h"
 
-/* Palette indices: wall, floor, then one per cg_marker after NONE. */
+/* Palette indices: wall, floor, then one per cg_marker after NONE, the
+ * outline, and the named kinds 'A'..'Z': Green-Armytage's colour alphabet
+ * (P. Green-Armytage, "A Colour Alphabet and the Limits of Colour Coding",
+ * Colour: Design & Creativity 5, 2010), 26 colours chosen to be told apart,
+ * each named for its letter (amethyst, blue, caramel, ..., zinnia). */
 const png_color cg__palette[CG__PALETTE_FIXED] = {
     {46, 40, 36},    /* wall: dark rock */
     {226, 212, 178}, /* floor: sand */
@@ -47,6 +53,13 @@ const png_color cg__palette[CG__PALETTE_FIXED] = {
     {205, 40, 40},   /* exit: red */
     {240, 190, 30},  /* point of interest: gold */
     {95, 110, 140},  /* blocked: slate */
+    {0, 0, 0},       /* the markers' outline */
+    {240, 163, 255}, {0, 117, 220},   {153, 63, 0},   {76, 0, 92},    {25, 25, 25},
+    {0, 92, 49},     {43, 206, 72},   {255, 204, 153}, {128, 128, 128}, {148, 255, 181},
+    {143, 124, 0},   {157, 204, 0},   {194, 0, 136},  {0, 51, 128},   {255, 164, 5},
+    {255, 168, 187}, {66, 102, 0},    {255, 0, 16},   {94, 241, 242}, {0, 153, 143},
+    {224, 255, 102}, {116, 10, 255},  {153, 0, 0},    {255, 255, 128}, {255, 225, 0},
+    {255, 80, 5},
 };
 #define palette cg__palette
 
@@ -94,6 +107,7 @@ struct enc {
     struct cg__png_sink sink;
     /* The image. */
     uint32_t scale;
+    uint64_t pw; /* pixels per row */
     int depth;
     size_t rowbytes, bytes8, nfull, rem;
     /* Per 8-cell group value v (bit j = cell j is wall): its pixel bytes
@@ -102,8 +116,9 @@ struct enc {
     uint8_t *table;
     uint8_t uniform[256];
     uint32_t gsum[256], gwsum[256];
-    /* A row with markers, byte by byte. */
-    uint8_t *row;
+    /* Pixel rows crossed by markers' glyphs, byte by byte: the row, the
+     * one before it, and their difference (the Up filter). */
+    uint8_t *row, *above, *diff;
     /* Parse state: the last byte of the stream (-1: none yet) and how many
      * more copies of it are pending as a run. */
     int prev;
@@ -365,13 +380,114 @@ static inline __attribute__((always_inline)) void put_bytes(struct enc *e, struc
     }
 }
 
-/* Sets the pixels of cell x (depth 4) to palette index v. */
-static void paint_cell(uint8_t *row, uint32_t x, uint32_t scale, unsigned v)
+/* Bytes s[0..n) that are mostly zeros (a row minus the row above it):
+ * stretches of zeros go in as runs, in O(1) each, the rest byte by byte.
+ * The same symbols and checksum as put_bytes. */
+static inline __attribute__((always_inline)) void put_sparse(struct enc *e, struct bw *w,
+                                                             const uint8_t *s, size_t n,
+                                                             const int emit)
 {
-    size_t p = (size_t)x * scale;
-    for (uint32_t k = 0; k < scale; k++, p++) {
+    size_t i = 0;
+    while (i < n) {
+        size_t j = i;
+        for (uint64_t v; j + 8 <= n && (memcpy(&v, s + j, 8), v == 0);)
+            j += 8;
+        while (j < n && s[j] == 0)
+            j++;
+        if (j > i) {
+            run_of(e, w, 0, j - i, emit);
+            if (emit)
+                adler_same(e, 0, j - i);
+            i = j;
+            continue;
+        }
+        while (j < n && s[j] != 0)
+            j++;
+        put_bytes(e, w, s + i, j - i, emit);
+        i = j;
+    }
+}
+
+/* ------------------------------------------------------------ glyphs */
+
+/* A marker's glyph, in doubled pixel units around its cell's centre: the
+ * centre of cell (x, y) is ((2x+1)s, (2y+1)s) and pixel (px, py) is at
+ * (2px+1, 2py+1), so every test is exact in integers. The size D is 3 px at
+ * scale 1 (the cell and its 8 neighbours: visible on a one-pixel-per-cell
+ * map), 3 cells up to scale 4 and 2 cells + 4 px above, so a glyph never
+ * reaches past the cell rows beside its own. A dark outline (none at scale
+ * 1) sets it off from rock, sand and the reach ramp alike. The shape says
+ * the kind as well as the colour: entrance and exit a square
+ * (|dx|, |dy| <= 17D/20), points a disc (dx^2 + dy^2 <= D^2), blocked cells
+ * an X (||dx| - |dy|| <= D/2 within the square of side 8D/5), the map's
+ * letter for an occupied cell. The outline is 1 px up to D = 31, D/16 above. */
+enum { GLYPH_DISC, GLYPH_SQUARE, GLYPH_CROSS };
+
+static uint32_t glyph_size(uint32_t s)
+{
+    return s == 1 ? 3 : s <= 4 ? 3 * s : 2 * s + 4;
+}
+
+/* 0 outside the glyph, 1 on its outline, 2 inside; t: the outline's
+ * thickness in pixels. */
+static int glyph_at(int shape, int64_t dx, int64_t dy, int64_t d, int64_t t)
+{
+    dx = dx < 0 ? -dx : dx;
+    dy = dy < 0 ? -dy : dy;
+    const int64_t m = dx > dy ? dx : dy;
+    switch (shape) {
+    case GLYPH_DISC:
+        if (dx * dx + dy * dy > d * d)
+            return 0;
+        return dx * dx + dy * dy > (d - 2 * t) * (d - 2 * t) ? 1 : 2;
+    case GLYPH_SQUARE: {
+        const int64_t h = d * 17 / 20;
+        if (m > h)
+            return 0;
+        return m > h - 2 * t ? 1 : 2;
+    }
+    default: { /* GLYPH_CROSS */
+        const int64_t h = d * 4 / 5, arm = d / 2, off = dx > dy ? dx - dy : dy - dx;
+        if (m > h || off > arm)
+            return 0;
+        return m > h - 2 * t || off > arm - 3 * t ? 1 : 2;
+    }
+    }
+}
+
+static inline void put_px(uint8_t *row, int depth, uint64_t p, unsigned v)
+{
+    if (depth == 8) {
+        row[p] = (uint8_t)v;
+    } else {
         unsigned shift = (p & 1) ? 0 : 4;
         row[p >> 1] = (uint8_t)((row[p >> 1] & ~(0xfu << shift)) | (v << shift));
+    }
+}
+
+void cg__paint_glyphs(uint8_t *row, int depth, uint64_t pw, uint32_t scale, const cg__mark *marks,
+                      size_t n, uint64_t py)
+{
+    const int64_t s = scale, d = glyph_size(scale), t = scale == 1 ? 0 : d < 32 ? 1 : d / 16;
+    for (size_t i = 0; i < n; i++) {
+        const cg__mark *m = &marks[i];
+        const int64_t dy = (int64_t)(2 * py + 1) - (2 * (int64_t)m->y + 1) * s;
+        if (dy > d || dy < -d)
+            continue;
+        const int shape = m->kind == CG_MARK_ENTRANCE || m->kind == CG_MARK_EXIT ? GLYPH_SQUARE
+                          : m->kind == CG_MARK_BLOCKED                            ? GLYPH_CROSS
+                                                                                  : GLYPH_DISC;
+        const unsigned colour = cg__mark_colour(m);
+        const int64_t cx = (2 * (int64_t)m->x + 1) * s;
+        /* Pixels whose doubled centre lies within d of cx, inside the image. */
+        int64_t p0 = (cx - d - 1) / 2, p1 = (cx + d - 1) / 2;
+        p0 = p0 < 0 ? 0 : p0;
+        p1 = p1 >= (int64_t)pw ? (int64_t)pw - 1 : p1;
+        for (int64_t p = p0; p <= p1; p++) {
+            int at = glyph_at(shape, 2 * p + 1 - cx, dy, d, t);
+            if (at)
+                put_px(row, depth, (uint64_t)p, at == 1 ? CG__PAL_OUTLINE : colour);
+        }
     }
 }
 
@@ -381,67 +497,87 @@ static inline uint8_t group_of(const uint64_t *r, size_t j)
 }
 
 /* One pass over the image: every cell row as its pixel row (filter None)
- * and scale-1 copies (filter Up, so zeros). */
+ * and scale-1 copies (filter Up, so zeros); the cell rows that markers'
+ * glyphs cross pixel row by pixel row. */
 static inline __attribute__((always_inline)) void parse_image(struct enc *e, struct bw *w,
                                                               const cg_grid *g, const int emit)
 {
     const size_t bytes8 = e->bytes8, nfull = e->nfull, rem = e->rem;
     const uint8_t *table = e->table;
-    size_t mi = 0;
+    size_t lo = 0, hi = 0; /* the markers whose glyphs can cross this cell row */
     /* Counting looks at every step-th cell row only (see write_image). */
     const uint32_t step = emit || g->h <= 256 ? 1 : g->h / 256;
     e->prev = -1;
     e->run = 0;
     for (uint32_t y = 0; y < g->h; y++) {
         const uint64_t *r = cg__row(g, y);
-        if (y % step) {
-            for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
-                ;
+        if (y % step)
+            continue;
+        cg__glyph_window(g, y, &lo, &hi);
+        if (lo < hi) {
+            /* Every pixel row of the band on its own: the first with filter
+             * None, the others with Up (the rows the glyphs miss are zeros). */
+            for (uint32_t k = 0; k < e->scale; k++) {
+                for (size_t j = 0; j * bytes8 < e->rowbytes; j++)
+                    memcpy(e->row + j * bytes8, table + group_of(r, j) * bytes8, bytes8);
+                cg__paint_glyphs(e->row, e->depth, e->pw, e->scale, g->marks + lo, hi - lo,
+                                 (uint64_t)y * e->scale + k);
+                const uint8_t *out = e->row;
+                unsigned filter = 0;
+                if (k > 0) {
+                    for (size_t i = 0; i < e->rowbytes; i++)
+                        e->diff[i] = (uint8_t)(e->row[i] - e->above[i]);
+                    out = e->diff;
+                    filter = 2;
+                }
+                run_of(e, w, filter, 1, emit);
+                if (emit)
+                    adler_same(e, filter, 1);
+                if (filter)
+                    put_sparse(e, w, out, e->rowbytes, emit);
+                else
+                    put_bytes(e, w, out, e->rowbytes, emit);
+                uint8_t *t = e->above;
+                e->above = e->row;
+                e->row = t;
+            }
             continue;
         }
         run_of(e, w, 0, 1, emit); /* filter None */
         if (emit)
             adler_same(e, 0, 1);
-        if (mi < g->nmarks && g->marks[mi].y == y) {
-            for (size_t j = 0; j * bytes8 < e->rowbytes; j++)
-                memcpy(e->row + j * bytes8, table + group_of(r, j) * bytes8, bytes8);
-            for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
-                paint_cell(e->row, g->marks[mi].x, e->scale, 1u + g->marks[mi].kind);
-            put_bytes(e, w, e->row, e->rowbytes, emit);
-        } else {
-            for (size_t j = 0; j < nfull; j++) {
-                unsigned v = group_of(r, j);
-                const uint8_t *px = table + v * bytes8;
-                if (e->uniform[v]) {
-                    run_of(e, w, px[0], bytes8, emit);
+        for (size_t j = 0; j < nfull; j++) {
+            unsigned v = group_of(r, j);
+            const uint8_t *px = table + v * bytes8;
+            if (e->uniform[v]) {
+                run_of(e, w, px[0], bytes8, emit);
+            } else {
+                flush_run(e, w, emit);
+                if (!emit) {
+                    e->gcount[v]++;
+                } else if (e->glen[v]) {
+                    put(e, w, e->gbits[v], e->glen[v]);
                 } else {
-                    flush_run(e, w, emit);
-                    if (!emit) {
-                        e->gcount[v]++;
-                    } else if (e->glen[v]) {
-                        put(e, w, e->gbits[v], e->glen[v]);
-                    } else {
-                        for (size_t i = 0; i < bytes8; i++)
-                            put(e, w, e->code[px[i]], e->len[px[i]]);
-                    }
-                    e->prev = px[bytes8 - 1];
+                    for (size_t i = 0; i < bytes8; i++)
+                        put(e, w, e->code[px[i]], e->len[px[i]]);
                 }
-                if (emit) {
-                    e->b += bytes8 * e->a + e->gwsum[v];
-                    e->a += e->gsum[v];
-                    if ((j & 4095) == 4095) {
-                        e->a %= ADLER_MOD;
-                        e->b %= ADLER_MOD;
-                    }
-                }
+                e->prev = px[bytes8 - 1];
             }
             if (emit) {
-                e->a %= ADLER_MOD;
-                e->b %= ADLER_MOD;
+                e->b += bytes8 * e->a + e->gwsum[v];
+                e->a += e->gsum[v];
+                if ((j & 4095) == 4095) {
+                    e->a %= ADLER_MOD;
+                    e->b %= ADLER_MOD;
+                }
             }
-            if (rem)
-                put_bytes(e, w, table + group_of(r, nfull) * bytes8, rem, emit);
         }
+        if (emit) {
+            e->a %= ADLER_MOD;
+            e->b %= ADLER_MOD;
+        }
+        if (rem)
+            put_bytes(e, w, table + group_of(r, nfull) * bytes8, rem, emit);
         for (uint32_t k = 1; k < e->scale; k++) {
             run_of(e, w, 2, 1, emit); /* filter Up: the row above again */
             run_of(e, w, 0, e->rowbytes, emit);
@@ -484,8 +620,10 @@ static void init_tables(struct enc *e)
             unsigned floor = ((v >> (p / e->scale)) & 1) ? 0 : 1;
             if (e->depth == 1)
                 px[p >> 3] |= (uint8_t)(floor << (7 - (p & 7)));
-            else
+            else if (e->depth == 4)
                 px[p >> 1] |= (uint8_t)(floor << ((p & 1) ? 0 : 4));
+            else
+                px[p] = (uint8_t)floor;
         }
         uint32_t sum = 0, wsum = 0;
         int same = 1;
@@ -643,7 +781,12 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     }
     if (g->reach) /* a colour ramp needs 8 bits: a separate, plain writer */
         return cg__write_png_reach(g, scale, write, ctx, diag);
+    /* 1 bit: walls and floor; 4 bits: and the first kinds of markers with
+     * their outline (7 colours); 8 bits: and named kinds of points. */
     int depth = g->nmarks ? 4 : 1;
+    for (size_t i = 0; i < g->nmarks && depth == 4; i++)
+        if (cg__mark_colour(&g->marks[i]) >= CG__PAL_NAMED)
+            depth = 8;
     /* Sizes: pw < 2^29 pixels, so none of these products overflows. Rows
      * are built 8 cells at a time, so the marker-row buffer has room for
      * whole groups; only rowbytes go into the image, and the pixels of cells
@@ -658,6 +801,7 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
         goto done;
     e->sink = (struct cg__png_sink){write, ctx, 0};
     e->scale = scale;
+    e->pw = pw;
     e->depth = depth;
     e->rowbytes = rowbytes;
     e->bytes8 = bytes8;
@@ -665,9 +809,13 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     e->rem = rowbytes % bytes8;
     e->table = cg__malloc(256 * bytes8);
     e->out = cg__malloc(IDAT_BYTES + 64);
-    if (g->nmarks)
-        e->row = cg__malloc(((size_t)g->w + 7) / 8 * bytes8);
-    if (!e->table || !e->out || (g->nmarks && !e->row))
+    if (g->nmarks) {
+        size_t bytes = ((size_t)g->w + 7) / 8 * bytes8;
+        e->row = cg__malloc(bytes);
+        e->above = cg__malloc(bytes);
+        e->diff = cg__malloc(bytes);
+    }
+    if (!e->table || !e->out || (g->nmarks && (!e->row || !e->above || !e->diff)))
         goto done;
     e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, cg__png_on_error,
                                      cg__png_on_warning);
@@ -686,7 +834,8 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     }
     png_set_IHDR(e->png, info, (png_uint_32)pw, (png_uint_32)ph, depth, PNG_COLOR_TYPE_PALETTE,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-    png_set_PLTE(e->png, info, palette, depth == 1 ? 2 : (int)(sizeof palette / sizeof *palette));
+    png_set_PLTE(e->png, info, palette,
+                 depth == 1 ? 2 : depth == 4 ? CG__PAL_NAMED : CG__PALETTE_FIXED);
     png_write_info(e->png, info);
     write_image(e, g);
     png_write_chunk(e->png, (png_const_bytep) "IEND", NULL, 0);
@@ -701,6 +850,8 @@ done:
             png_destroy_write_struct(&e->png, info ? &info : NULL);
         cg__free(e->table);
         cg__free(e->row);
+        cg__free(e->above);
+        cg__free(e->diff);
         cg__free(e->out);
         cg__free(e);
     }

@@ -1,6 +1,7 @@
 /* io/png_reach.c - PNG of a map with a reach result (docs/reach.md): an
- * 8-bit palette image, the fixed colours of io/png.c then a ramp of 250
- * colours over distance, near (yellow) to far (deep violet), like viridis.
+ * 8-bit palette image, the fixed colours of io/png.c then a ramp of 223
+ * colours over distance, near (yellow) to far (deep violet), like viridis,
+ * with the markers' glyphs drawn over it as on any map.
  * Reach images are rare and small next to cave images, so this is plain
  * libpng + zlib row by row; io/png.c's own deflate is for 1- and 4-bit maps. */
 #include <setjmp.h>
@@ -13,7 +14,7 @@
 #include "io/png.h"
 #include "regions/reach.h"
 
-#define RAMP 250 /* palette entries 6..255 */
+#define RAMP (256 - CG__PALETTE_FIXED) /* the palette's other entries, 33..255 */
 
 /* Anchors of the ramp, near to far; entries between are interpolated with
  * integer arithmetic so every platform gets the same palette. */
@@ -38,15 +39,12 @@ static void make_palette(png_color *pal)
     }
 }
 
-/* The palette index of every cell of row y; *mi walks the markers, which
- * are sorted by (y, x). */
-static void index_row(const cg_grid *g, uint32_t y, uint8_t *idx, size_t *mi)
+/* The palette index of every cell of row y, under the markers' glyphs. */
+static void index_row(const cg_grid *g, uint32_t y, uint8_t *idx)
 {
     const uint64_t *r = cg__row(g, y);
     for (uint32_t x = 0; x < g->w; x++)
         idx[x] = (r[x >> 6] >> (x & 63)) & 1 ? 0 : 1;
-    for (; *mi < g->nmarks && g->marks[*mi].y == y; ++*mi)
-        idx[g->marks[*mi].x] = (uint8_t)(1 + g->marks[*mi].kind);
     const cg__reach *re = g->reach;
     if (y < re->y0 || y - re->y0 >= re->h)
         return;
@@ -89,13 +87,19 @@ cg_status cg__write_png_reach(const cg_grid *g, uint32_t scale, cg_write_fn writ
     png_set_PLTE(png, info, pal, CG__PALETTE_FIXED + RAMP);
     png_set_filter(png, 0, PNG_FILTER_UP); /* each cell row repeats `scale` times */
     png_write_info(png, info);
-    size_t mi = 0;
+    size_t lo = 0, hi = 0; /* the markers whose glyphs can cross this cell row */
     for (uint32_t y = 0; y < g->h; y++) {
-        index_row(g, y, idx, &mi);
-        for (uint32_t x = 0; x < g->w; x++)
-            memset(row + (size_t)x * scale, idx[x], scale);
-        for (uint32_t k = 0; k < scale; k++)
+        index_row(g, y, idx);
+        cg__glyph_window(g, y, &lo, &hi);
+        for (uint32_t k = 0; k < scale; k++) {
+            if (k == 0 || lo < hi)
+                for (uint32_t x = 0; x < g->w; x++)
+                    memset(row + (size_t)x * scale, idx[x], scale);
+            if (lo < hi)
+                cg__paint_glyphs(row, 8, pw, scale, g->marks + lo, hi - lo,
+                                 (uint64_t)y * scale + k);
             png_write_row(png, row);
+        }
     }
     png_write_end(png, NULL);
     st = CG_OK;

@@ -32,6 +32,7 @@
 
 #include "core/diag.h"
 #include "core/grid.h"
+#include "core/mem.h"
 #include "core/rng.h"
 #include "engine/steps.h"
 
@@ -174,7 +175,7 @@ static void dig_moles(cg_grid *g, uint64_t key, int connected, uint32_t loops_pp
 
 /* The article's "blocs isoles": a pillar (even x, even y, strictly inside the
  * border ring) whose four neighbours are floor stands alone. Each is tied to
- * a neighbouring wall by closing one of its four openings, chosen at random.
+ * a neighbouring pillar by closing the opening between them.
  *
  * Why this never disconnects anything. Every floor cell is a room or an
  * opening between two rooms, so connectivity is that of the room graph
@@ -186,36 +187,128 @@ static void dig_moles(cg_grid *g, uint64_t key, int connected, uint32_t loops_pp
  * edges of the cycle. So closing one opening of an isolated pillar leaves
  * the components of the room graph (and of the floor) exactly as they were,
  * and it only removes an opening, so it cannot make another pillar isolated.
- * Pillars are handled one at a time in scan order, each re-checked against
- * the current map, so the argument holds at every step and the final map has
- * the components of the map before, with no isolated pillar left. (A maze
- * without cycles - `maze connected` - has no isolated pillar at all.) */
-static void join_pillars(cg_grid *g, uint64_t key)
+ * Each pillar is re-checked against the current map when its turn comes, so
+ * the argument holds at every step and the final map has the components of
+ * the map before, with no isolated pillar left. (A maze without cycles -
+ * `maze connected` - has no isolated pillar at all.)
+ *
+ * Which neighbour. Walls are pillars joined by closed openings; a wall piece
+ * that does not reach the border ring floats in a floor cycle, and there are
+ * exactly as many floating pieces as independent cycles of the floor (Euler's
+ * formula on the planar floor graph), so no choice of ties can remove a
+ * floating piece without removing a cycle (docs/maze.md). What the choice
+ * decides is whether a lone pillar joins the border's wall or makes a
+ * floating piece bigger. So a lone pillar beside the border's wall is tied to
+ * it: the border's wall is flooded first (`border`, a byte per pillar), then
+ * every lone pillar with a neighbour in it is tied to one of those, chosen at
+ * random, in scan order and then outwards from each pillar tied (a tied
+ * pillar is part of the border's wall, so its lone neighbours qualify too).
+ * Only lone pillars that no chain of lone pillars links to the border's wall
+ * are left; each is tied to a random neighbour, in scan order, as the
+ * article does. */
+typedef struct pillars {
+    uint32_t pw, ph; /* pillars per row and column: pillar (i, j) is cell (2i, 2j) */
+    uint8_t *border; /* per pillar: in the wall joined to the border ring */
+    uint32_t *stack; /* pillars to look at; each is pushed at most once */
+    size_t n;
+} pillars;
+
+/* A pillar strictly inside the ring with four floor neighbours. */
+static inline int lone(const cg_grid *g, uint32_t x, uint32_t y)
+{
+    return x > 0 && y > 0 && x + 1 < g->w && y + 1 < g->h && is_wall(g, x, y) &&
+           !is_wall(g, x - 1, y) && !is_wall(g, x + 1, y) && !is_wall(g, x, y - 1) &&
+           !is_wall(g, x, y + 1);
+}
+
+/* Bit d set when the neighbour pillar of pillar index p in direction d
+ * (north, west, east, south) is in the border's wall. */
+static unsigned border_mask(const pillars *pl, uint32_t p)
+{
+    uint32_t i = p % pl->pw, j = p / pl->pw;
+    return (unsigned)(j > 0 && pl->border[p - pl->pw]) | (unsigned)(i > 0 && pl->border[p - 1]) << 1 |
+           (unsigned)(i + 1 < pl->pw && pl->border[p + 1]) << 2 |
+           (unsigned)(j + 1 < pl->ph && pl->border[p + pl->pw]) << 3;
+}
+
+/* Floods the border's wall from the ring's pillars through closed openings. */
+static void flood_border(const cg_grid *g, pillars *pl)
+{
+    for (uint32_t j = 0; j < pl->ph; j++)
+        for (uint32_t i = 0; i < pl->pw; i++)
+            if (i == 0 || j == 0 || i + 1 == pl->pw || j + 1 == pl->ph) {
+                pl->border[j * pl->pw + i] = 1;
+                pl->stack[pl->n++] = j * pl->pw + i;
+            }
+    while (pl->n) {
+        uint32_t p = pl->stack[--pl->n], i = p % pl->pw, j = p / pl->pw;
+        uint32_t x = 2 * i, y = 2 * j;
+        const int ok[4] = {j > 0 && is_wall(g, x, y - 1), i > 0 && is_wall(g, x - 1, y),
+                           i + 1 < pl->pw && is_wall(g, x + 1, y),
+                           j + 1 < pl->ph && is_wall(g, x, y + 1)};
+        const uint32_t q[4] = {p - pl->pw, p - 1, p + 1, p + pl->pw};
+        for (int d = 0; d < 4; d++)
+            if (ok[d] && !pl->border[q[d]]) {
+                pl->border[q[d]] = 1;
+                pl->stack[pl->n++] = q[d];
+            }
+    }
+}
+
+/* Ties lone pillar p to one of its neighbours in the border's wall (mask m,
+ * nonzero), which puts it in the border's wall. */
+static void tie_to_border(cg_grid *g, pillars *pl, uint64_t kiso, uint32_t p, unsigned m)
 {
     static const int OX[4] = {0, -1, 1, 0}, OY[4] = {-1, 0, 0, 1};
-    const uint64_t even = UINT64_C(0x5555555555555555); /* bit b is x = 64i + b */
+    uint32_t x = 2 * (p % pl->pw), y = 2 * (p / pl->pw);
+    unsigned d = pick(cg__cell_hash(kiso, x, y), m);
+    set_wall(g, (uint32_t)((int64_t)x + OX[d]), (uint32_t)((int64_t)y + OY[d]));
+    pl->border[p] = 1;
+    pl->stack[pl->n++] = p;
+}
+
+static cg_status join_pillars(cg_grid *g, uint64_t key)
+{
+    static const int OX[4] = {0, -1, 1, 0}, OY[4] = {-1, 0, 0, 1};
     const uint64_t kiso = sub_key(key, SUB_ISOLATED);
-    for (uint32_t y = 2; y + 2 < g->h; y += 2) {
-        const uint64_t *up = cg__row(g, y - 1), *down = cg__row(g, y + 1);
-        uint64_t *row = cg__row(g, y);
-        for (size_t i = 0; i < g->nw; i++) {
-            /* Word-parallel search: wall here, floor above, below, left and
-             * right. The frame words and the tail bits read as walls, so the
-             * ring's pillars (x = 0 and x = w-1) never qualify. */
-            uint64_t left = (row[i] << 1) | (row[(ptrdiff_t)i - 1] >> 63);
-            uint64_t right = (row[i] >> 1) | (row[i + 1] << 63);
-            uint64_t m = row[i] & ~up[i] & ~down[i] & ~left & ~right & even;
-            while (m) {
-                uint32_t x = (uint32_t)(i * 64 + (unsigned)__builtin_ctzll(m));
-                m &= m - 1;
-                /* The pillar two to the left may have just closed (x-1, y). */
-                if (is_wall(g, x - 1, y))
-                    continue;
-                int d = (int)cg__rng_below(&(cg__rng){cg__cell_hash(kiso, x, y)}, 4);
-                set_wall(g, (uint32_t)((int64_t)x + OX[d]), (uint32_t)((int64_t)y + OY[d]));
+    pillars pl = {(g->w + 1) / 2, (g->h + 1) / 2, NULL, NULL, 0};
+    size_t np = (size_t)pl.pw * pl.ph;
+    pl.border = cg__calloc(np, 1);
+    pl.stack = cg__malloc(np * sizeof *pl.stack);
+    if (!pl.border || !pl.stack) {
+        cg__free(pl.border);
+        cg__free(pl.stack);
+        return CG_ENOMEM;
+    }
+    flood_border(g, &pl);
+    /* Lone pillars beside the border's wall, in scan order, then outwards. */
+    for (uint32_t y = 2; y + 2 < g->h; y += 2)
+        for (uint32_t x = 2; x + 2 < g->w; x += 2) {
+            uint32_t p = (y / 2) * pl.pw + x / 2;
+            unsigned m;
+            if (lone(g, x, y) && (m = border_mask(&pl, p)) != 0)
+                tie_to_border(g, &pl, kiso, p, m);
+        }
+    while (pl.n) {
+        uint32_t p = pl.stack[--pl.n], x = 2 * (p % pl.pw), y = 2 * (p / pl.pw);
+        for (int d = 0; d < 4; d++) {
+            uint32_t nx = (uint32_t)((int64_t)x + 2 * OX[d]), ny = (uint32_t)((int64_t)y + 2 * OY[d]);
+            if (lone(g, nx, ny)) {
+                uint32_t q = (ny / 2) * pl.pw + nx / 2;
+                tie_to_border(g, &pl, kiso, q, border_mask(&pl, q));
             }
         }
     }
+    cg__free(pl.border);
+    cg__free(pl.stack);
+    /* The rest, enclosed by floating wall: the article's tie, in scan order. */
+    for (uint32_t y = 2; y + 2 < g->h; y += 2)
+        for (uint32_t x = 2; x + 2 < g->w; x += 2)
+            if (lone(g, x, y)) {
+                int d = (int)cg__rng_below(&(cg__rng){cg__cell_hash(kiso, x, y)}, 4);
+                set_wall(g, (uint32_t)((int64_t)x + OX[d]), (uint32_t)((int64_t)y + OY[d]));
+            }
+    return CG_OK;
 }
 
 /* The nearest valid maze side (odd, 3..CG_MAX_DIM) below or above n. */
@@ -279,8 +372,10 @@ static cg_status run_maze(const cg__step *step, cg__run *run)
     /* The maze replaces every cell (the article's step 2: walls everywhere). */
     cg__grid_fill_walls(g);
     dig_moles(g, key, step->u.maze.connected, step->u.maze.loops_ppb);
-    if (step->u.maze.no_isolated)
-        join_pillars(g, key);
+    if (step->u.maze.no_isolated && join_pillars(g, key) != CG_OK) {
+        cg__diag(run->diag, 0, 0, "out of memory for no-isolated on a %ux%u maze", g->w, g->h);
+        return CG_ENOMEM;
+    }
     /* Markers from before stay where their cell is floor in the maze; a
      * reach computed before describes other cells and goes. */
     cg__grid_prune_marks(g);

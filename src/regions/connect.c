@@ -190,16 +190,14 @@ static int uf_join(joiner *c, uint32_t a, uint32_t b)
 /* ------------------------------------------------------------- carving */
 
 /* The brush's span on one axis: W cells around v (the extra one after v
- * when W is even), moved - never cut - to keep off the map's outer ring
- * where the map is wide enough, but always holding v itself: a corridor
- * that must run along the ring (both ends on it) stays W cells thick. */
-static void brush_span(int64_t v, uint32_t width, uint32_t size, int64_t *lo, int64_t *hi)
+ * when W is even), moved - never cut - to stay within the map and, on a map
+ * at least 3 cells across (where the line is kept inside: clamp), off its
+ * outer ring; cut to the cells inside the ring only where there are fewer
+ * than W of them. It always holds v. */
+static void brush_span(int64_t v, uint32_t width, uint32_t size, int inside, int64_t *lo,
+                       int64_t *hi)
 {
-    int64_t min = 0, max = (int64_t)size - 1;
-    if (size >= width + 2) {
-        min = v < 1 ? v : 1;
-        max = v > (int64_t)size - 2 ? v : (int64_t)size - 2;
-    }
+    int64_t min = inside ? 1 : 0, max = (int64_t)size - (inside ? 2 : 1);
     int64_t a = v - (int64_t)(width - 1) / 2, b = a + (int64_t)width - 1;
     if (a < min) {
         b += min - a;
@@ -213,15 +211,46 @@ static void brush_span(int64_t v, uint32_t width, uint32_t size, int64_t *lo, in
     *hi = b;
 }
 
-/* Carves the W x W square around line cell (x, y). It always holds (x, y),
- * so the squares of consecutive cells overlap or share a side. */
+/* A line cell moved inside the outer ring, on a map with an inside (at
+ * least 3x3): a corridor never runs along the ring, even between two
+ * regions that touch it. Consecutive line cells stay 4-connected (or
+ * equal), and an end cell on the ring (floor already) is beside its moved
+ * copy - except at a corner, which carve_corridor handles. */
+static inline int64_t clamp(int64_t v, uint32_t size, int inside)
+{
+    if (!inside)
+        return v;
+    return v < 1 ? 1 : v > (int64_t)size - 2 ? (int64_t)size - 2 : v;
+}
+
+/* Carves the W x W square around line cell (x, y), moved inside the ring.
+ * It always holds the moved cell, so the squares of consecutive cells
+ * overlap or share a side. */
 static void carve_at(joiner *c, int64_t x, int64_t y)
 {
+    const int inside = c->w >= 3 && c->h >= 3;
     int64_t x0, x1, y0, y1;
-    brush_span(x, c->width, c->w, &x0, &x1);
-    brush_span(y, c->width, c->h, &y0, &y1);
+    x = clamp(x, c->w, inside);
+    y = clamp(y, c->h, inside);
+    brush_span(x, c->width, c->w, inside, &x0, &x1);
+    brush_span(y, c->width, c->h, inside, &y0, &y1);
     for (int64_t by = y0; by <= y1; by++)
         cg__set_span(cg__row(c->g, by), (uint32_t)x0, (uint32_t)x1 + 1, 0);
+}
+
+/* An end of a corridor in a corner of the ring, when the map has an inside:
+ * its moved copy is diagonal to it. If neither ring cell beside it is floor
+ * (the corner is a region of its own), the one the line steps through, (sx,
+ * sy), is carved: the only ring cell connect ever digs. */
+static void link_corner(joiner *c, int64_t x, int64_t y, int64_t sx, int64_t sy)
+{
+    const int64_t w = c->w, h = c->h;
+    if (w < 3 || h < 3 || !((x == 0 || x == w - 1) && (y == 0 || y == h - 1)))
+        return;
+    const int64_t ax = x == 0 ? 1 : x - 1, ay = y == 0 ? 1 : y - 1;
+    if (cg__is_floor(c->g, ax, y) || cg__is_floor(c->g, x, ay))
+        return;
+    cg__set_span(cg__row(c->g, sy), (uint32_t)sx, (uint32_t)sx + 1, 0);
 }
 
 /* A corridor from p to q: a line of 4-connected steps - each step advances
@@ -234,6 +263,7 @@ static void carve_corridor(joiner *c, int64_t px, int64_t py, int64_t qx, int64_
     int64_t x = px, y = py, ix = 0, iy = 0;
     carve_at(c, x, y);
     while (ix < dx || iy < dy) {
+        const int64_t ox = x, oy = y;
         if ((2 * ix + 1) * dy < (2 * iy + 1) * dx) {
             x += sx;
             ix++;
@@ -241,6 +271,10 @@ static void carve_corridor(joiner *c, int64_t px, int64_t py, int64_t qx, int64_
             y += sy;
             iy++;
         }
+        if (ix + iy == 1)
+            link_corner(c, px, py, x, y);
+        if (ix == dx && iy == dy)
+            link_corner(c, qx, qy, ox, oy);
         carve_at(c, x, y);
     }
     c->corridors++;
@@ -789,23 +823,99 @@ cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors)
     return st;
 }
 
+/* Larger first; on equal sizes the smaller label (the first region in scan
+ * order), as keep-largest breaks its ties. */
+typedef struct root_size {
+    uint64_t size;
+    uint32_t label;
+} root_size;
+
+static int by_size(const void *a, const void *b)
+{
+    const root_size *x = a, *y = b;
+    if (x->size != y->size)
+        return x->size > y->size ? -1 : 1;
+    return (x->label > y->label) - (x->label < y->label);
+}
+
+/* The largest regions are copied to a grid of their own, without the
+ * others, and joined there; the corridors carved are then carved in g too.
+ * So the spanning tree and the corridors are those of a map holding only
+ * those regions: the others neither attract corridors nor count as
+ * stepping stones. */
+cg_status cg__connect_largest(cg_grid *g, uint32_t width, uint32_t largest, uint64_t *corridors)
+{
+    if (corridors)
+        *corridors = 0;
+    if (largest == 0)
+        return cg__connect(g, width, corridors);
+    if ((uint64_t)g->w * g->h > UINT32_MAX)
+        return CG_EOVERFLOW;
+    cg__labeller lb;
+    cg_status st = cg__label(&lb, g, 0, NULL, NULL);
+    if (st != CG_OK)
+        return st;
+    uint64_t roots = 0;
+    for (size_t l = 0; l < lb.n; l++)
+        roots += lb.parent[l] == l;
+    if (roots <= largest) { /* every region is among the largest */
+        cg__labeller_free(&lb);
+        return cg__connect(g, width, corridors);
+    }
+    root_size *rs = cg__malloc((size_t)roots * sizeof *rs);
+    uint8_t *keep = cg__calloc(lb.n, 1);
+    cg_grid *only = NULL;
+    st = CG_ENOMEM;
+    if (!rs || !keep || cg__grid_new_like(&only, g) != CG_OK)
+        goto done;
+    size_t n = 0;
+    for (size_t l = 0; l < lb.n; l++)
+        if (lb.parent[l] == l)
+            rs[n++] = (root_size){lb.size[l], (uint32_t)l};
+    qsort(rs, n, sizeof *rs, by_size);
+    for (uint32_t i = 0; i < largest; i++)
+        keep[rs[i].label] = 1;
+    memcpy(only->mem, g->mem, ((size_t)g->h + 2 * CG__PAD) * g->stride * sizeof *g->mem);
+    if ((st = cg__flip_regions_unless(only, &lb, keep)) != CG_OK ||
+        (st = cg__connect(only, width, corridors)) != CG_OK)
+        goto done;
+    /* Floor in either is floor: g's other regions, and the corridors. */
+    for (uint32_t y = 0; y < g->h; y++) {
+        uint64_t *r = cg__row(g, y);
+        const uint64_t *o = cg__row(only, y);
+        for (size_t i = 0; i < g->nw; i++)
+            r[i] &= o[i];
+    }
+done:
+    cg_grid_free(only);
+    cg__free(keep);
+    cg__free(rs);
+    cg__labeller_free(&lb);
+    return st;
+}
+
 /* ----------------------------------------------------------------- step */
 
-enum { CONNECT_WIDTH };
+enum { CONNECT_WIDTH, CONNECT_LARGEST };
 
 static cg_status parse_connect(cg__step *step, const cg__args *a, cg_diag *diag)
 {
-    long v = CG__CONNECT_DEFAULT_WIDTH;
+    long v = CG__CONNECT_DEFAULT_WIDTH, n = 0;
     if (a->values[CONNECT_WIDTH].s && cg__parse_int(&a->values[CONNECT_WIDTH], a->line, "width", 1,
                                                     CG__CONNECT_MAX_WIDTH, &v, diag))
         return CG_EPARSE;
+    if (a->values[CONNECT_LARGEST].s &&
+        cg__parse_int(&a->values[CONNECT_LARGEST], a->line, "largest", 2, INT32_MAX, &n, diag))
+        return CG_EPARSE;
     step->u.connect.width = (uint32_t)v;
+    step->u.connect.largest = (uint32_t)n;
     return CG_OK;
 }
 
 static cg_status run_connect(const cg__step *step, cg__run *run)
 {
-    cg_status st = cg__connect(run->grid, step->u.connect.width, NULL);
+    cg_status st =
+        cg__connect_largest(run->grid, step->u.connect.width, step->u.connect.largest, NULL);
     if (st == CG_ENOMEM)
         cg__diag(run->diag, 0, 0, "out of memory for connect on a %ux%u map", run->grid->w,
                  run->grid->h);
@@ -817,8 +927,8 @@ static cg_status run_connect(const cg__step *step, cg__run *run)
 
 const cg__step_def cg__step_connect = {
     .name = "connect",
-    .usage = "connect [width=1..16]",
-    .keys = {[CONNECT_WIDTH] = "width"},
+    .usage = "connect [width=1..16] [largest=N]",
+    .keys = {[CONNECT_WIDTH] = "width", [CONNECT_LARGEST] = "largest"},
     .parse = parse_connect,
     .run = run_connect,
 };

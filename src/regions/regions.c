@@ -634,6 +634,21 @@ cg_status cg__flip_regions_except(cg_grid *g, const cg__labeller *lb, uint32_t k
     return st;
 }
 
+cg_status cg__flip_regions_unless(cg_grid *g, const cg__labeller *lb, const uint8_t *keep)
+{
+    span_stack stack = {0};
+    cg_status st = CG_OK;
+    for (size_t l = 0; l < lb->n && st == CG_OK; l++) {
+        if (lb->parent[l] != l || keep[l] || (lb->walls && l == 0))
+            continue;
+        uint32_t x, y;
+        cg__label_first(lb, (uint32_t)l, &x, &y);
+        st = flip_region(g, x, y, lb->size[l], lb->walls, &stack);
+    }
+    cg__free(stack.v);
+    return st;
+}
+
 cg_status cg__keep_largest_floor(cg_grid *g)
 {
     cg__labeller lb;

@@ -61,6 +61,10 @@ uint32_t cg__largest_root(const cg__labeller *lb, uint64_t *roots);
  * to the caller. */
 cg_status cg__flip_regions_except(cg_grid *g, const cg__labeller *lb, uint32_t keep);
 
+/* The same for every region whose root r has keep[r] == 0 (keep has a byte
+ * per label). */
+cg_status cg__flip_regions_unless(cg_grid *g, const cg__labeller *lb, const uint8_t *keep);
+
 /* Regions of fewer than min cells become the other kind; for walls, only
  * regions that do not touch the map's edge. Floor markers on removed cells
  * are dropped. */
@@ -76,5 +80,9 @@ cg_status cg__keep_largest_floor(cg_grid *g);
 /* regions/connect.c: carves corridors width cells wide until g has at most one floor
  * region; *corridors (if not NULL) gets how many were carved. */
 cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors);
+/* The same for only the `largest` largest floor regions (ties: the first in
+ * scan order): they end as one region; the others are left as they are,
+ * unless a corridor crosses or touches one. largest == 0: every region. */
+cg_status cg__connect_largest(cg_grid *g, uint32_t width, uint32_t largest, uint64_t *corridors);
 
 #endif

@@ -6,7 +6,8 @@
  * map is written as ASCII exactly as the input reads once normalised (every
  * floor spelling becomes '.', "\r\n" becomes "\n", the last row gets its
  * "\n"), reads back to the same grid, and is written as PNG (decoded here
- * with libpng: the palette colour of every cell at every pixel) and as PBM
+ * with libpng: the palette colour of every cell at every pixel, under the
+ * markers' glyphs as docs/formats.md defines them) and as PBM
  * (P4: one bit per pixel, wall black) with the same cells. Built without
  * libpng (CAVEGEN_PNG=OFF), the PNG check is left out.
  */
@@ -24,6 +25,16 @@ static const unsigned char colours[][3] = {
     {205, 40, 40},   /* exit */
     {240, 190, 30},  /* point of interest */
     {95, 110, 140},  /* blocked */
+    {0, 0, 0},       /* the markers' outline */
+};
+/* Named kinds 'A'..'Z': Green-Armytage's colour alphabet (docs/formats.md). */
+static const unsigned char named[26][3] = {
+    {240, 163, 255}, {0, 117, 220},   {153, 63, 0},   {76, 0, 92},     {25, 25, 25},
+    {0, 92, 49},     {43, 206, 72},   {255, 204, 153}, {128, 128, 128}, {148, 255, 181},
+    {143, 124, 0},   {157, 204, 0},   {194, 0, 136},  {0, 51, 128},    {255, 164, 5},
+    {255, 168, 187}, {66, 102, 0},    {255, 0, 16},   {94, 241, 242},  {0, 153, 143},
+    {224, 255, 102}, {116, 10, 255},  {153, 0, 0},    {255, 255, 128}, {255, 225, 0},
+    {255, 80, 5},
 };
 #endif
 
@@ -49,15 +60,64 @@ static unsigned char *normalise(const uint8_t *in, size_t n, size_t *outlen)
 }
 
 #ifdef CG_HAVE_PNG
-static const unsigned char *cell_colour(const cg_grid *g, uint32_t x, uint32_t y)
+/* A marker's glyph at (dx, dy) from its cell's centre, in doubled pixel
+ * units (docs/formats.md, PNG): 0 outside, 1 outline, 2 inside. */
+static int glyph_part(cg_marker kind, uint32_t s, int64_t dx, int64_t dy)
 {
-    if (cg_grid_get(g, x, y) == CG_WALL)
-        return colours[0];
-    cg_marker m = cg_grid_marker(g, x, y);
-    return m == CG_MARK_NONE ? colours[1] : colours[1 + (int)m];
+    int64_t d = s == 1 ? 3 : s <= 4 ? 3 * (int64_t)s : 2 * (int64_t)s + 4;
+    int64_t t = s == 1 ? 0 : d < 32 ? 1 : d / 16;
+    dx = dx < 0 ? -dx : dx;
+    dy = dy < 0 ? -dy : dy;
+    int64_t big = dx > dy ? dx : dy;
+    if (kind == CG_MARK_ENTRANCE || kind == CG_MARK_EXIT) {
+        int64_t h = d * 17 / 20;
+        return big > h ? 0 : big > h - 2 * t ? 1 : 2;
+    }
+    if (kind == CG_MARK_BLOCKED) {
+        int64_t h = d * 4 / 5, arm = d / 2, off = dx > dy ? dx - dy : dy - dx;
+        if (big > h || off > arm)
+            return 0;
+        return big > h - 2 * t || off > arm - 3 * t ? 1 : 2;
+    }
+    if (dx * dx + dy * dy > d * d)
+        return 0;
+    return dx * dx + dy * dy > (d - 2 * t) * (d - 2 * t) ? 1 : 2;
 }
 
-static void check_png(const cg_grid *g, uint32_t scale)
+/* The expected picture: each cell's colour, then every marker's glyph in
+ * (y, x) order; `ascii` is the map as written, for the named kinds' letters. */
+static unsigned char *expected_png(const cg_grid *g, uint32_t s, const unsigned char *ascii)
+{
+    uint32_t w = cg_grid_width(g), h = cg_grid_height(g), pw = w * s, ph = h * s;
+    unsigned char *img = malloc((size_t)pw * ph * 3);
+    fuzz_check(img != NULL);
+    for (uint32_t py = 0; py < ph; py++)
+        for (uint32_t px = 0; px < pw; px++)
+            memcpy(img + ((size_t)py * pw + px) * 3,
+                   colours[cg_grid_get(g, px / s, py / s) == CG_WALL ? 0 : 1], 3);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            cg_marker m = cg_grid_marker(g, x, y);
+            if (m == CG_MARK_NONE)
+                continue;
+            unsigned char c = ascii[(size_t)y * (w + 1) + x];
+            const unsigned char *fill = c >= 'A' && c <= 'Z' ? named[c - 'A'] : colours[1 + (int)m];
+            int64_t cx = (2 * (int64_t)x + 1) * s, cy = (2 * (int64_t)y + 1) * s;
+            for (int64_t py = (int64_t)y * s - 2 * (int64_t)s; py < (int64_t)(y + 3) * s; py++)
+                for (int64_t px = (int64_t)x * s - 2 * (int64_t)s; px < (int64_t)(x + 3) * s;
+                     px++) {
+                    if (px < 0 || py < 0 || px >= pw || py >= ph)
+                        continue;
+                    int part = glyph_part(m, s, 2 * px + 1 - cx, 2 * py + 1 - cy);
+                    if (part)
+                        memcpy(img + ((size_t)py * pw + (size_t)px) * 3,
+                               part == 1 ? colours[6] : fill, 3);
+                }
+        }
+    return img;
+}
+
+static void check_png(const cg_grid *g, uint32_t scale, const unsigned char *ascii)
 {
     fuzz_buf out = {0};
     cg_diag d = {0};
@@ -77,13 +137,15 @@ static void check_png(const cg_grid *g, uint32_t scale)
     fuzz_check(px != NULL);
     if (!png_image_finish_read(&img, NULL, px, 0, NULL))
         fuzz_fail("libpng cannot decode the PNG: %s", img.message);
+    unsigned char *expect = expected_png(g, scale, ascii);
     for (uint32_t py = 0; py < img.height; py++)
         for (uint32_t pxl = 0; pxl < img.width; pxl++) {
-            const unsigned char *want = cell_colour(g, pxl / scale, py / scale);
+            const unsigned char *want = expect + ((size_t)py * img.width + pxl) * 3;
             const unsigned char *got = px + ((size_t)py * img.width + pxl) * 3;
             if (memcmp(want, got, 3) != 0)
                 fuzz_fail("PNG pixel %u,%u is %u,%u,%u", pxl, py, got[0], got[1], got[2]);
         }
+    free(expect);
     free(px);
     png_image_free(&img);
     fuzz_buf_free(&out);
@@ -156,7 +218,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* The image checks cost most of a run: one input in four gets them. */
     if (cells <= 20000 && (size & 3) == 0) {
 #ifdef CG_HAVE_PNG
-        check_png(g, scale);
+        check_png(g, scale, out.data);
 #endif
         check_pbm(g, scale);
     }

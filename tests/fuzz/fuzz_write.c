@@ -113,10 +113,10 @@ static void check_output(const cg_grid *g, cg_format f, uint32_t scale, const fu
         fuzz_check(b->len >= 13 && memcmp(b->data, "x,y,distance\n", 13) == 0);
         break;
     case CG_FORMAT_ASCII: {
-        /* As docs/formats.md spells it: '#', then a reached cell's distance (0-9a-z, '+' from
-         * 36), then the marker, else '.'. */
+        /* As docs/formats.md spells it: '#', then the marker, then a reached cell's distance
+         * (0-9, a-z without x, '+' from 35), else '.'. */
         static const char marks[] = ".<>*x";
-        static const char digits[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+        static const char digits[] = "0123456789abcdefghijklmnopqrstuvwyz";
         cg_grid *back = NULL;
         cg_diag d = {0};
         fuzz_check(b->len == ((size_t)w + 1) * h);
@@ -125,17 +125,18 @@ static void check_output(const cg_grid *g, cg_format f, uint32_t scale, const fu
             fuzz_check(row[w] == '\n');
             for (uint32_t x = 0; x < w; x++) {
                 uint32_t dist = cg_grid_distance(g, x, y);
+                cg_marker m = cg_grid_marker(g, x, y);
                 char want = cg_grid_get(g, x, y) == CG_WALL ? '#'
-                            : dist != CG_UNREACHED         ? (dist < 36 ? digits[dist] : '+')
-                                                           : marks[cg_grid_marker(g, x, y)];
+                            : m != CG_MARK_NONE            ? marks[m]
+                            : dist != CG_UNREACHED         ? (dist < 35 ? digits[dist] : '+')
+                                                           : '.';
                 if (row[x] != want)
                     fuzz_fail("ASCII cell %u,%u is '%c', expected '%c'", x, y, row[x], want);
             }
         }
         fuzz_check(cg_read_ascii((const char *)b->data, b->len, &back, &d) == CG_OK);
-        fuzz_check(tu_cells_equal(g, back));
-        if (cg_grid_reached_count(g) == 0)
-            fuzz_check(tu_grids_equal(g, back));
+        /* Distances read back as floor and markers stay on top: the same map. */
+        fuzz_check(tu_grids_equal(g, back));
         cg_grid_free(back);
         break;
     }
