@@ -21,8 +21,6 @@
 #include "io/sink.h"
 #include "regions/reach.h"
 
-#define RAMP 250 /* the reach ramp's colours, as the PNG's */
-
 /* One band of k cell rows, summed per picture column. */
 typedef struct band {
     uint64_t *walls; /* walls in the block */
@@ -106,7 +104,8 @@ static cg__rgb colour_of(const cg_grid *g, const band *b, uint32_t px)
         return cg__mark_rgb(b->mark[px]);
     if (b->dist[px] != UINT32_MAX) {
         uint64_t span = g->reach->max_distance ? g->reach->max_distance : 1;
-        return cg__ramp_rgb((uint32_t)((uint64_t)b->dist[px] * (RAMP - 1) / span), RAMP);
+        return cg__ramp_rgb((uint32_t)((uint64_t)b->dist[px] * (CG__RAMP_STEPS - 1) / span),
+                            CG__RAMP_STEPS);
     }
     return 2 * b->walls[px] > b->cells[px] ? cg__wall_rgb : cg__floor_rgb;
 }

@@ -4,16 +4,20 @@
 const cg__rgb cg__wall_rgb = {46, 40, 36};     /* dark rock */
 const cg__rgb cg__floor_rgb = {226, 212, 178}; /* sand */
 
-/* Points of named kinds, 'A'..'Z': hues far apart from each other, from
- * the sand of the floor and from the entrance's green and the exit's red. */
+/* Points of named kinds 'A'..'Z': Green-Armytage's colour alphabet (P.
+ * Green-Armytage, "A Colour Alphabet and the Limits of Colour Coding",
+ * Colour: Design & Creativity 5, 2010), 26 colours chosen to be told apart,
+ * each named for its letter (amethyst, blue, caramel, ..., zinnia). */
 static const cg__rgb kinds[26] = {
-    {0, 114, 178},   {230, 97, 1},    {170, 51, 119},  {0, 158, 115},  {86, 180, 233},
-    {204, 121, 167}, {117, 112, 179}, {102, 166, 30},  {166, 118, 29}, {27, 158, 119},
-    {217, 95, 2},    {231, 41, 138},  {55, 126, 184},  {77, 175, 74},  {152, 78, 163},
-    {255, 127, 0},   {166, 86, 40},   {247, 129, 191}, {31, 120, 180}, {51, 160, 44},
-    {106, 61, 154},  {177, 89, 40},   {0, 139, 139},   {139, 0, 139},  {128, 128, 0},
-    {70, 130, 180},
+    {240, 163, 255}, {0, 117, 220},  {153, 63, 0},    {76, 0, 92},     {25, 25, 25},
+    {0, 92, 49},     {43, 206, 72},  {255, 204, 153}, {128, 128, 128}, {148, 255, 181},
+    {143, 124, 0},   {157, 204, 0},  {194, 0, 136},   {0, 51, 128},    {255, 164, 5},
+    {255, 168, 187}, {66, 102, 0},   {255, 0, 16},    {94, 241, 242},  {0, 153, 143},
+    {224, 255, 102}, {116, 10, 255}, {153, 0, 0},     {255, 255, 128}, {255, 225, 0},
+    {255, 80, 5},
 };
+
+const cg__rgb cg__outline_rgb = {0, 0, 0};
 
 cg__rgb cg__mark_rgb(uint8_t sym)
 {

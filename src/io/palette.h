@@ -11,10 +11,16 @@ typedef struct cg__rgb {
 } cg__rgb;
 
 extern const cg__rgb cg__wall_rgb, cg__floor_rgb;
+extern const cg__rgb cg__outline_rgb; /* around the markers' glyphs */
 
 /* The colour of a marker by its symbol (cg__mark.sym): '<' entrance, '>'
- * exit, 'x' blocked, '*' and 'A'..'Z' points of interest. */
+ * exit, 'x' blocked, '*' a point of interest, 'A'..'Z' points of named
+ * kinds. */
 cg__rgb cg__mark_rgb(uint8_t sym);
+
+/* The reach ramp's colours: a PNG palette's 256 entries less the fixed
+ * ones (io/png.h); the terminal picture uses the same steps. */
+#define CG__RAMP_STEPS 223u
 
 /* Entry i of a ramp of n colours over distance, near (yellow) to far (deep
  * violet), like viridis; integer arithmetic, the same on every platform.

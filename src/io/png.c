@@ -38,30 +38,20 @@
 #include "core/diag.h"
 #include "core/grid.h"
 #include "core/mem.h"
-#include "io/png.h"
 #include "io/format.h"
+#include "io/palette.h"
+#include "io/png.h"
 
-/* Palette indices: wall, floor, then one per cg_marker after NONE, the
- * outline, and the named kinds 'A'..'Z': Green-Armytage's colour alphabet
- * (P. Green-Armytage, "A Colour Alphabet and the Limits of Colour Coding",
- * Colour: Design & Creativity 5, 2010), 26 colours chosen to be told apart,
- * each named for its letter (amethyst, blue, caramel, ..., zinnia). */
-const png_color cg__palette[CG__PALETTE_FIXED] = {
-    {46, 40, 36},    /* wall: dark rock */
-    {226, 212, 178}, /* floor: sand */
-    {40, 175, 60},   /* entrance: green */
-    {205, 40, 40},   /* exit: red */
-    {240, 190, 30},  /* point of interest: gold */
-    {95, 110, 140},  /* blocked: slate */
-    {0, 0, 0},       /* the markers' outline */
-    {240, 163, 255}, {0, 117, 220},   {153, 63, 0},   {76, 0, 92},    {25, 25, 25},
-    {0, 92, 49},     {43, 206, 72},   {255, 204, 153}, {128, 128, 128}, {148, 255, 181},
-    {143, 124, 0},   {157, 204, 0},   {194, 0, 136},  {0, 51, 128},   {255, 164, 5},
-    {255, 168, 187}, {66, 102, 0},    {255, 0, 16},   {94, 241, 242}, {0, 153, 143},
-    {224, 255, 102}, {116, 10, 255},  {153, 0, 0},    {255, 255, 128}, {255, 225, 0},
-    {255, 80, 5},
-};
-#define palette cg__palette
+void cg__png_palette(png_color pal[CG__PALETTE_FIXED])
+{
+    cg__rgb fixed[CG__PAL_NAMED] = {cg__wall_rgb,         cg__floor_rgb,        cg__mark_rgb('<'),
+                                    cg__mark_rgb('>'),    cg__mark_rgb('*'),    cg__mark_rgb('x'),
+                                    cg__outline_rgb};
+    for (unsigned i = 0; i < CG__PALETTE_FIXED; i++) {
+        cg__rgb c = i < CG__PAL_NAMED ? fixed[i] : cg__mark_rgb((uint8_t)('A' + i - CG__PAL_NAMED));
+        pal[i] = (png_color){c.r, c.g, c.b};
+    }
+}
 
 /* Compressed bytes are gathered into IDAT chunks of about this size. */
 #define IDAT_BYTES ((size_t)1 << 18)
@@ -834,6 +824,8 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     }
     png_set_IHDR(e->png, info, (png_uint_32)pw, (png_uint_32)ph, depth, PNG_COLOR_TYPE_PALETTE,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_color palette[CG__PALETTE_FIXED];
+    cg__png_palette(palette);
     png_set_PLTE(e->png, info, palette,
                  depth == 1 ? 2 : depth == 4 ? CG__PAL_NAMED : CG__PALETTE_FIXED);
     png_write_info(e->png, info);

@@ -13,7 +13,8 @@
 #define CG__PAL_OUTLINE 6
 #define CG__PAL_NAMED 7
 #define CG__PALETTE_FIXED (CG__PAL_NAMED + 26)
-extern const png_color cg__palette[CG__PALETTE_FIXED];
+/* Fills pal with those colours (io/palette.c). */
+void cg__png_palette(png_color pal[CG__PALETTE_FIXED]);
 
 /* Palette index of a marker's colour. */
 static inline unsigned cg__mark_colour(const cg__mark *m)

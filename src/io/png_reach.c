@@ -11,31 +11,19 @@
 #include "core/diag.h"
 #include "core/grid.h"
 #include "core/mem.h"
+#include "io/palette.h"
 #include "io/png.h"
 #include "regions/reach.h"
 
-#define RAMP (256 - CG__PALETTE_FIXED) /* the palette's other entries, 33..255 */
-
-/* Anchors of the ramp, near to far; entries between are interpolated with
- * integer arithmetic so every platform gets the same palette. */
-static const png_color anchors[] = {
-    {253, 231, 37}, {94, 201, 98}, {33, 145, 140}, {59, 82, 139}, {68, 1, 84},
-};
+#define RAMP CG__RAMP_STEPS /* the palette's other entries, 33..255 */
+_Static_assert(CG__PALETTE_FIXED + CG__RAMP_STEPS == 256, "the ramp fills the palette");
 
 static void make_palette(png_color *pal)
 {
-    memcpy(pal, cg__palette, sizeof cg__palette);
-    const int segs = (int)(sizeof anchors / sizeof anchors[0]) - 1;
-    for (int i = 0; i < RAMP; i++) {
-        int pos = i * segs * 256 / (RAMP - 1); /* 8.8 fixed point along the anchors */
-        int k = pos >> 8 < segs ? pos >> 8 : segs - 1;
-        int f = pos - k * 256;
-        const png_color *a = &anchors[k], *b = &anchors[k + 1];
-        pal[CG__PALETTE_FIXED + i] = (png_color){
-            (png_byte)((a->red * (256 - f) + b->red * f) / 256),
-            (png_byte)((a->green * (256 - f) + b->green * f) / 256),
-            (png_byte)((a->blue * (256 - f) + b->blue * f) / 256),
-        };
+    cg__png_palette(pal);
+    for (unsigned i = 0; i < RAMP; i++) {
+        cg__rgb c = cg__ramp_rgb(i, RAMP);
+        pal[CG__PALETTE_FIXED + i] = (png_color){c.r, c.g, c.b};
     }
 }
 
