@@ -277,6 +277,16 @@ static void settings_change_a_preset(void **state)
         assert_string_equal(e.out, "");
         tu_result_free(&e);
     }
+    /* -p NAME with NAME.preset beside it: named, not loaded in its place. */
+    char path[512];
+    snprintf(path, sizeof path, "%s/cli-test-mine.preset", tu_workdir);
+    tu_write_text(path, "fill 45\n");
+    tu_result m = RUN(NULL, "-p", "cli-test-mine", "-s", "1");
+    remove(path);
+    assert_int_equal(m.status, 2);
+    assert_one_message(&m, "there is a file 'cli-test-mine.preset': use --preset "
+                           "cli-test-mine.preset");
+    tu_result_free(&m);
     tu_result n = RUN(NULL, "--step", "fill 45", "-D", "fill=40");
     assert_int_equal(n.status, 2);
     assert_one_message(&n, "no preset");

@@ -150,12 +150,51 @@ static void an_applied_preset_runs_as_the_edited_copy(void **state)
     cg_grid_free(b);
 }
 
+/* cg_nearest_name: typos (added, dropped, changed, swapped letters, any
+ * case) within a third of the word find their name; prefixes of 3+ letters
+ * too; words far from every name find none. */
+static void nearest_names_are_typos_or_prefixes(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"smooth",       "fill", "generations", "remove-floor",
+                                        "remove-walls", "poi",  "png",         "json"};
+    static const struct {
+        const char *word, *want;
+    } cases[] = {
+        {"smoth", "smooth"},
+        {"smooht", "smooth"},
+        {"SMOOTH", "smooth"},
+        {"fil", "fill"},
+        {"fiil", "fill"},
+        {"generatoins", "generations"},
+        {"pio", "poi"},
+        {"pgn", "png"},
+        {"remove", "remove-floor"},
+        {"remove-wals", "remove-walls"},
+        {"xyzzy", NULL},
+        {"js", NULL},
+        {"", NULL},
+        {"generationsxxxxxx", NULL},
+    };
+    for (size_t i = 0; i < N(cases); i++) {
+        const char *got = cg_nearest_name(cases[i].word, strlen(cases[i].word), names, N(names));
+        if ((got == NULL) != (cases[i].want == NULL) || (got && strcmp(got, cases[i].want) != 0)) {
+            print_error("'%s': got %s, want %s\n", cases[i].word, got ? got : "none",
+                        cases[i].want ? cases[i].want : "none");
+            fail();
+        }
+    }
+    assert_null(cg_nearest_name("smoth", 5, NULL, 0));
+    assert_null(cg_nearest_name(NULL, 0, names, N(names)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(settings_rewrite_the_lines_they_address),
         cmocka_unit_test(wrong_settings_are_refused_quoting_them),
         cmocka_unit_test(an_applied_preset_runs_as_the_edited_copy),
+        cmocka_unit_test(nearest_names_are_typos_or_prefixes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

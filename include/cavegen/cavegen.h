@@ -76,6 +76,13 @@ typedef struct cg_diag {
     char message[256];
 } cg_diag;
 
+/* "Did you mean": of names[0..n), the one nearest to word[0..len) when it
+ * is close enough to be a typo of it (a few letters added, dropped, changed
+ * or swapped, ASCII case ignored) or starts with it; else NULL. For the
+ * messages of tools that take names (steps, presets, formats, options).
+ * Since 1.1. */
+const char *cg_nearest_name(const char *word, size_t len, const char *const *names, size_t n);
+
 /* ---------------------------------------------------------------- grids */
 
 typedef struct cg_grid cg_grid;

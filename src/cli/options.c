@@ -113,7 +113,14 @@ static int bad_option(int c, char **argv)
     if (optopt != 0 && strchr(arg, '='))
         return cli_usage_error("option '--%s' doesn't allow an argument", option_name(optopt));
     /* An unknown or ambiguous (abbreviated) long option. */
-    return cli_usage_error("unrecognized or ambiguous option '%s'", arg);
+    const char *names[64];
+    size_t n = 0;
+    for (const struct option *o = long_options; o->name && n < 64; o++)
+        names[n++] = o->name;
+    const char *word = arg + 2;
+    const char *near = cg_nearest_name(word, strcspn(word, "="), names, n);
+    return cli_usage_error("unrecognized or ambiguous option '%s'%s%s%s", arg,
+                           near ? "; did you mean '--" : "", near ? near : "", near ? "'?" : "");
 }
 
 /* -W N, -H N, --size WxH: the shape here, the range the library's: the

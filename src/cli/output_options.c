@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,14 +27,38 @@ static int equal_nocase(const char *a, const char *b)
     return *a == '\0' && *b == '\0';
 }
 
-/* -f wins; else the output's extension; stdout is ASCII. Only the last
- * component's extension counts, and a leading dot (".png") is a hidden
- * file's name, not an extension. */
-static cg_format format_from_path(const char *path)
+/* -f wins; else the output's extension; stdout, and a name without an
+ * extension, are ASCII. Only the last component's extension counts, and a
+ * leading dot (".png") is a hidden file's name, not an extension. An
+ * extension no format has is a usage error: writing ASCII into "x.gif"
+ * would only be found out later. */
+static int format_from_path(const char *path, cg_format *format)
 {
-    cg_format format = CG_FORMAT_ASCII;
-    cg_format_from_path(path, &format); /* the library's table; unknown: ASCII */
-    return format;
+    *format = CG_FORMAT_ASCII;
+    if (cg_format_from_path(path, format) == CG_OK)
+        return CLI_EXIT_OK;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    if (!dot || dot == base)
+        return CLI_EXIT_OK;
+    char exts[256] = "";
+    const char *names[64];
+    size_t len = 0, n = 0;
+    cg_format_info info;
+    for (size_t i = 0; i < cg_format_count() && n < 64; i++) {
+        if (cg_format_describe((cg_format)i, &info) != CG_OK)
+            continue;
+        names[n++] = info.extension + 1; /* without its dot */
+        if (len < sizeof exts)
+            len += (size_t)snprintf(exts + len, sizeof exts - len, "%s%s", i ? " " : "",
+                                    info.extension);
+    }
+    const char *near = cg_nearest_name(dot + 1, strlen(dot + 1), names, n);
+    return cli_usage_error("-o '%s': no format has the extension '%s'%s%s%s (known: %s); "
+                           "name the format with -f",
+                           path, dot, near ? "; did you mean '." : "", near ? near : "",
+                           near ? "'?" : "", exts);
 }
 
 /* A build of the library without libpng (CAVEGEN_PNG=OFF) cannot write PNG,
@@ -126,7 +151,14 @@ int cli_parse_format(const char *arg, cg_format *format)
     for (size_t i = 0; i < cg_format_count() && len < sizeof names; i++)
         len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
                                 cg_format_name((cg_format)i));
-    return cli_usage_error("--format: unknown format '%s' (expected one of %s)", arg, names);
+    const char *list[64];
+    size_t n = 0;
+    for (size_t i = 0; i < cg_format_count() && n < 64; i++)
+        list[n++] = cg_format_name((cg_format)i);
+    const char *near = cg_nearest_name(arg, strlen(arg), list, n);
+    return cli_usage_error("--format: unknown format '%s'%s%s%s (expected one of %s)", arg,
+                           near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "",
+                           names);
 }
 
 /* The range is the library's (CG_MAX_SCALE, what cg_write accepts); 0,
@@ -145,8 +177,10 @@ int cli_resolve_output(struct cli_options *opt, int have_format)
     cg_format_info info;
     int rc;
 
-    if (!have_format)
-        opt->format = opt->output ? format_from_path(opt->output) : CG_FORMAT_ASCII;
+    if (!have_format && opt->output && (rc = format_from_path(opt->output, &opt->format)) != 0)
+        return rc;
+    if (!have_format && !opt->output)
+        opt->format = CG_FORMAT_ASCII;
     if (cg_format_describe(opt->format, &info) != CG_OK)
         return cli_usage_error("unknown format %d", (int)opt->format);
     /* A batch on stdout is one stream of text maps, a blank line apart. */

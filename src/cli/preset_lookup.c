@@ -27,11 +27,34 @@ static char *preset_names(void)
     return names;
 }
 
+/* A name that is neither built in nor a file: the nearest built-in name,
+ * or the file NAME.preset when there is one (named as such, never loaded
+ * in its place: a later built-in preset of that name would silently
+ * change what the command means). */
 static int unknown_preset(const char *option, const char *name)
 {
     char *names = preset_names();
-    int rc = cli_usage_error("%s: unknown preset '%s' (built-in presets: %s)", option, name,
+    const char *list[64];
+    size_t n = 0;
+    for (size_t i = 0; i < cg_preset_count() && n < 64; i++)
+        list[n++] = cg_preset_name(i);
+    const char *near = cg_nearest_name(name, strlen(name), list, n);
+    size_t len = strlen(name);
+    char *file = malloc(len + sizeof ".preset");
+    struct stat st;
+    int have_file = file && strcmp(option, "--preset") == 0 &&
+                    (memcpy(file, name, len), memcpy(file + len, ".preset", sizeof ".preset"),
+                     stat(file, &st) == 0);
+    int rc;
+    if (have_file)
+        rc = cli_usage_error("%s: no built-in preset is called '%s', but there is a file '%s': "
+                             "use %s %s",
+                             option, name, file, option, file);
+    else
+        rc = cli_usage_error("%s: unknown preset '%s'%s%s%s (built-in presets: %s)", option, name,
+                             near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "",
                              names ? names : "?");
+    free(file);
     free(names);
     return rc;
 }

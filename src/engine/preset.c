@@ -3,6 +3,7 @@
  * key=value options and bare-word flags (docs/presets.md). Every error carries the
  * line and column of the token at fault. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,24 @@ static void known_steps(char *buf, size_t cap)
     list_names(buf, cap, names, n);
 }
 
+const char *cg__nearest_step(const char *word, size_t len)
+{
+    const char *names[32];
+    size_t n = 0;
+    for (size_t i = 0; i < cg__step_count && n < 32; i++)
+        names[n++] = cg__steps[i]->name;
+    return cg_nearest_name(word, len, names, n);
+}
+
+/* "; did you mean 'NAME'?" when there is a near name, else "". */
+static const char *did_you_mean(char *buf, size_t cap, const char *near)
+{
+    if (!near)
+        return "";
+    snprintf(buf, cap, "; did you mean '%s'?", near);
+    return buf;
+}
+
 static int find_word(const char *const *words, const cg__token *t, size_t len)
 {
     for (int k = 0; k < CG__MAX_KEYS && words[k]; k++)
@@ -75,10 +94,16 @@ static cg_status match_args(const cg__step_def *def, const cg__token *tok, size_
             size_t klen = (size_t)(eq - t->s);
             int k = find_word(def->keys, t, klen);
             if (k < 0) {
+                size_t nkeys = 0;
+                while (nkeys < CG__MAX_KEYS && def->keys[nkeys])
+                    nkeys++;
+                char hint[64];
+                const char *mean =
+                    did_you_mean(hint, sizeof hint, cg_nearest_name(t->s, klen, def->keys, nkeys));
                 list_names(list, sizeof list, def->keys, CG__MAX_KEYS);
                 if (list[0])
-                    cg__diag(diag, line, t->column, "%s has no option '%.*s' (options: %s)",
-                             def->name, (int)klen, t->s, list);
+                    cg__diag(diag, line, t->column, "%s has no option '%.*s'%s (options: %s)",
+                             def->name, (int)klen, t->s, mean, list);
                 else
                     cg__diag(diag, line, t->column, "%s takes no options ('%.*s')", def->name,
                              (int)klen, t->s);
@@ -161,10 +186,12 @@ cg_status cg__parse_steps(const char *text, size_t len, cg__step **steps, size_t
         }
         const cg__step_def *def = find_def(&tok[0]);
         if (!def) {
-            char list[256];
+            char list[256], hint[64];
             known_steps(list, sizeof list);
-            cg__diag(diag, line, tok[0].column, "unknown step '%.*s' (known steps: %s)",
-                     (int)tok[0].len, tok[0].s, list);
+            cg__diag(diag, line, tok[0].column, "unknown step '%.*s'%s (known steps: %s)",
+                     (int)tok[0].len, tok[0].s,
+                     did_you_mean(hint, sizeof hint, cg__nearest_step(tok[0].s, tok[0].len)),
+                     list);
             st = CG_EPARSE;
             break;
         }

@@ -64,7 +64,9 @@ static cg_status parse_setting(const char *text, setting *out, cg_diag *diag)
     size_t nlen = (size_t)((dot ? dot : eq) - text);
     out->def = def_named(text, nlen);
     if (!out->def) {
-        cg__diag(diag, 0, 0, "setting '%s': no step is called '%.*s'", text, (int)nlen, text);
+        const char *near = cg__nearest_step(text, nlen);
+        cg__diag(diag, 0, 0, "setting '%s': no step is called '%.*s'%s%s%s", text, (int)nlen, text,
+                 near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
         return CG_EINVAL;
     }
     if (out->def->setting)
@@ -94,8 +96,18 @@ static cg_status parse_setting(const char *text, setting *out, cg_diag *diag)
                 out->flag = -1;
         }
         if (out->key < 0 && out->flag < 0) {
-            cg__diag(diag, 0, 0, "setting '%s': %s has no option '%.*s' (usage: %s)", text,
-                     out->def->name, (int)wlen, p, out->def->usage);
+            const char *words[2 * CG__MAX_KEYS];
+            size_t nw = 0;
+            for (int k = 0; k < CG__MAX_KEYS; k++) {
+                if (out->def->keys[k])
+                    words[nw++] = out->def->keys[k];
+                if (out->def->flags[k])
+                    words[nw++] = out->def->flags[k];
+            }
+            const char *near = cg_nearest_name(p, wlen, words, nw);
+            cg__diag(diag, 0, 0, "setting '%s': %s has no option '%.*s'%s%s%s (usage: %s)", text,
+                     out->def->name, (int)wlen, p, near ? "; did you mean '" : "",
+                     near ? near : "", near ? "'?" : "", out->def->usage);
             return CG_EINVAL;
         }
         if (out->flag >= 0 && strcmp(value, "yes") != 0 && strcmp(value, "no") != 0) {

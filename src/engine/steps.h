@@ -164,6 +164,9 @@ cg_status cg__parse_percent(const cg__token *tok, int line, const char *what, ui
 cg_status cg__step_missing(const cg__step *step, const cg__args *a, const char *what,
                            cg_diag *diag);
 
+/* engine/preset.c: the step name nearest to a mistyped one, or NULL. */
+const char *cg__nearest_step(const char *word, size_t len);
+
 /* engine/preset.c: splits one line into tokens, dropping a '#' comment;
  * returns the count or -1 if there are more than cap. */
 int cg__tokenize(const char *s, size_t len, cg__token *tok, int cap);
