@@ -357,6 +357,7 @@ cg_status cg_preset_settings(const char *text, size_t len, char *out, size_t cap
 cg_status cg_read_ascii(const char *text, size_t len, cg_grid **out, cg_diag *diag);
 
 typedef enum cg_format {
+    CG_FORMAT_AUTO = -1, /* cg_write_file: from the file name's extension. Since 1.1 */
     CG_FORMAT_ASCII = 0,
     CG_FORMAT_PNG,
     CG_FORMAT_JSON, /* rows plus metadata (docs/formats.md) */
@@ -454,6 +455,19 @@ cg_status cg_format_from_path(const char *path, cg_format *format);
 #define CG_TILE_SIZE 16u
 #define CG_TILESET_IMAGE "cavegen-tiles.png"
 cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag);
+
+/* Writes grid into the file path in one call, atomically: the bytes go to a
+ * temporary file beside it, renamed over path only when complete, so a
+ * failure leaves an earlier file as it was (an existing device or FIFO is
+ * written in place). The format is options->format, or with options NULL
+ * or CG_FORMAT_AUTO the one of path's extension (cg_format_from_path; no
+ * extension: ASCII; an extension no format has: CG_EINVAL). A replaced file
+ * keeps its mode; a new one gets 0666 less the umask. A Tiled map (TMX,
+ * TMJ) also gets CG_TILESET_IMAGE in its folder unless one is there. Errors
+ * name the file: CG_EIO (with the system's reason), CG_EINVAL,
+ * CG_EUNSUPPORTED (PNG in a build without it), or cg_write's. Since 1.1. */
+cg_status cg_write_file(const cg_grid *grid, const char *path, const cg_write_options *options,
+                        cg_diag *diag);
 
 #ifdef __cplusplus
 }
