@@ -293,6 +293,69 @@ static void settings_change_a_preset(void **state)
     tu_result_free(&n);
 }
 
+/* Half blocks per line of an ANSI picture, and its lines; -1 if a line
+ * differs from the first in width. */
+static int picture_width(const char *out, int *lines)
+{
+    int width = -1;
+    *lines = 0;
+    for (const char *p = out; *p; (*lines)++) {
+        const char *nl = strchr(p, '\n');
+        if (!nl)
+            return -1;
+        int n = 0;
+        for (const char *q = p; q + 2 < nl; q++)
+            n += memcmp(q, "\xe2\x96\x80", 3) == 0;
+        if (width >= 0 && n != width)
+            return -1;
+        width = n;
+        p = nl + 1;
+    }
+    return width;
+}
+
+/* The terminal picture: --preview fits the terminal's width ($COLUMNS
+ * when stdout is no terminal), a terminal gets it by default, a pipe gets
+ * ASCII unless asked. */
+static void preview_fits_the_terminal(void **state)
+{
+    (void)state;
+    char line[1024];
+    tu_cmd cmd = {.dir = tu_workdir, .stdin_text = ""};
+    snprintf(line, sizeof line, "COLUMNS=40 '%s' --preview -p type2 -s 3", CAVEGEN_EXE);
+    tu_result a = tu_shell(&cmd, line);
+    int lines = 0;
+    assert_int_equal(a.status, 0);
+    assert_int_equal(picture_width(a.out, &lines), 40); /* 80 cells, 2 per column */
+    assert_int_equal(lines, 13);                        /* 50 rows: 25 blocks, 2 per line */
+    tu_result_free(&a);
+    snprintf(line, sizeof line, "COLUMNS=200 '%s' --preview -p type2 -s 3", CAVEGEN_EXE);
+    a = tu_shell(&cmd, line);
+    assert_int_equal(picture_width(a.out, &lines), 80);
+    assert_int_equal(lines, 25);
+    tu_result_free(&a);
+    /* A pipe without --preview: ASCII. */
+    tu_result b = RUN(NULL, "-p", "type2", "-s", "3");
+    assert_true(b.out[0] == '#');
+    tu_result_free(&b);
+    /* A terminal (script(1) gives one): the picture by default. */
+    snprintf(line, sizeof line,
+             "command -v script >/dev/null || exit 77; COLUMNS=40 script -qec \"'%s' -p type2 -s 3\" "
+             "/dev/null",
+             CAVEGEN_EXE);
+    tu_result c = tu_shell(&cmd, line);
+    if (c.status != 77) {
+        assert_int_equal(c.status, 0);
+        assert_non_null(strstr(c.out, "\xe2\x96\x80"));
+        assert_null(strstr(c.out, "####"));
+    }
+    tu_result_free(&c);
+    tu_result e = RUN(NULL, "--preview", "-o", "x.txt");
+    assert_int_equal(e.status, 2);
+    assert_one_message(&e, "--preview shows the map on standard output");
+    tu_result_free(&e);
+}
+
 static void help_and_version_go_to_stdout(void **state)
 {
     (void)state;
@@ -697,6 +760,7 @@ int main(void)
         cmocka_unit_test(a_drawn_seed_is_reported_unless_quiet),
         cmocka_unit_test(preset_listing_and_showing),
         cmocka_unit_test(settings_change_a_preset),
+        cmocka_unit_test(preview_fits_the_terminal),
         cmocka_unit_test(help_and_version_go_to_stdout),
         cmocka_unit_test(usage_errors_exit_2_with_one_message),
         cmocka_unit_test(bad_files_exit_1_with_their_position),

@@ -592,6 +592,7 @@ int cli_batch_run(const struct cli_run *run)
     b.wopt =
         (cg_write_options){.format = opt->format,
                            .scale = opt->scale,
+                           .columns = opt->columns,
                            .max_memory = !run->map_memory              ? 0
                                          : run->map_memory > map_bytes ? run->map_memory - map_bytes
                                                                        : 1};

@@ -67,6 +67,8 @@ struct cli_options {
     const char *output; /* -o FILE, NULL = stdout ("-" is stored as NULL) */
     cg_format format;   /* resolved from -f, else the output's extension */
     uint32_t scale;     /* PNG pixels per cell, 1..64 */
+    uint32_t columns;   /* ANSI: the widest picture in characters; 0: no limit */
+    int preview;        /* --preview: the ANSI picture on stdout, even on a pipe */
     int quiet;
     enum cli_stats stats;  /* --stats[=FORMAT] */
     uint32_t max_attempts; /* --max-attempts; 0 = the library's default */

@@ -73,6 +73,8 @@ static void help_output(FILE *fp)
             "                          " CG_TILESET_IMAGE " beside it, unless one is\n"
             "                          there already\n"
             "      --scale N           PNG and PBM pixels per cell, 1..%u; default: %u\n"
+            "      --preview           the map as a colour picture for the terminal, fitted\n"
+            "                          to its width (the default on a terminal)\n"
             "      --stats[=FORMAT]    after writing, print figures about the map on stderr:\n"
             "                          FORMAT 'text' (default: one line of key=value) or\n"
             "                          'json' (one JSON object); a batch: one line per map\n"

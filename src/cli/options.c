@@ -39,7 +39,8 @@ enum {
     OPT_REACH,
     OPT_MOVES,
     OPT_CHUNK,
-    OPT_MAX_MEMORY
+    OPT_MAX_MEMORY,
+    OPT_PREVIEW
 };
 
 static const struct option long_options[] = {
@@ -56,6 +57,7 @@ static const struct option long_options[] = {
     {"output", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, 'f'},
     {"scale", required_argument, NULL, OPT_SCALE},
+    {"preview", no_argument, NULL, OPT_PREVIEW},
     {"stats", optional_argument, NULL, OPT_STATS},
     {"max-attempts", required_argument, NULL, OPT_MAX_ATTEMPTS},
     {"reach", required_argument, NULL, OPT_REACH},
@@ -218,6 +220,9 @@ static int parse_output_option(struct parse_state *ps, int c, const char *arg)
         return cli_parse_format(arg, &opt->format);
     case OPT_SCALE:
         return cli_parse_scale(arg, &opt->scale);
+    case OPT_PREVIEW:
+        opt->preview = 1;
+        return CLI_EXIT_OK;
     case OPT_STATS:
         return cli_parse_stats(arg, &opt->stats);
     default:

@@ -2,7 +2,9 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -172,14 +174,53 @@ int cli_parse_scale(const char *arg, uint32_t *scale)
     return rc;
 }
 
+/* The width of the terminal on stdout, else $COLUMNS, else 80. */
+static uint32_t terminal_columns(void)
+{
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    const char *env = getenv("COLUMNS");
+    char *end = NULL;
+    unsigned long v = env && *env >= '1' && *env <= '9' ? strtoul(env, &end, 10) : 0;
+    return v > 0 && v <= 100000 && end && *end == '\0' ? (uint32_t)v : 80;
+}
+
+/* The terminal picture (docs/cli.md, "Looking at a map"): on a terminal
+ * without -o or -f, with --preview, or with -f ansi to a terminal, fitted
+ * to its width; never on a pipe unless asked. */
+static int resolve_preview(struct cli_options *opt, int have_format)
+{
+    int tty = !opt->output && isatty(STDOUT_FILENO);
+    if (opt->preview) {
+        if (opt->output)
+            return cli_usage_error("--preview shows the map on standard output; it cannot go "
+                                   "with -o FILE (use -f ansi -o FILE)");
+        if (have_format && opt->format != CG_FORMAT_ANSI)
+            return cli_usage_error("--preview draws the map as a picture; it cannot go with -f %s",
+                                   cg_format_name(opt->format));
+        opt->format = CG_FORMAT_ANSI;
+        opt->columns = terminal_columns();
+    } else if (tty && (!have_format || opt->format == CG_FORMAT_ANSI)) {
+        opt->format = CG_FORMAT_ANSI;
+        opt->columns = terminal_columns();
+    }
+    return CLI_EXIT_OK;
+}
+
 int cli_resolve_output(struct cli_options *opt, int have_format)
 {
     cg_format_info info;
     int rc;
 
+    if ((rc = resolve_preview(opt, have_format)) != CLI_EXIT_OK)
+        return rc;
+    if (opt->preview)
+        have_format = 1;
+
     if (!have_format && opt->output && (rc = format_from_path(opt->output, &opt->format)) != 0)
         return rc;
-    if (!have_format && !opt->output)
+    if (!have_format && !opt->output && opt->format != CG_FORMAT_ANSI)
         opt->format = CG_FORMAT_ASCII;
     if (cg_format_describe(opt->format, &info) != CG_OK)
         return cli_usage_error("unknown format %d", (int)opt->format);
