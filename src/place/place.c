@@ -102,6 +102,45 @@ static int64_t round_q30(int64_t v)
 
 /* ------------------------------------------------------------ ray casting */
 
+/* Where the exit may go: the dot product of its vector from the map's
+ * centre with the entrance's is at most 0 (at least 90 degrees apart),
+ * measured from every corner of the box between the centre cell
+ * ((W-1)/2, (H-1)/2 rounded down) and (W/2, H/2). The dot product is a
+ * convex function of the centre, so the corners bound it over the whole
+ * box: the rule holds whichever of the usual centres one measures from.
+ * Coordinates are doubled so that the half cells are whole. */
+typedef struct across {
+    int active;
+    int64_t ex2, ey2;         /* the entrance, doubled */
+    int64_t cx2[2], cy2[2];   /* the box's corners, doubled */
+} across;
+
+static across across_from(const cg_grid *g, int have, uint32_t ex, uint32_t ey)
+{
+    across a = {0};
+    a.active = have;
+    a.ex2 = 2 * (int64_t)ex;
+    a.ey2 = 2 * (int64_t)ey;
+    a.cx2[0] = 2 * (((int64_t)g->w - 1) / 2);
+    a.cx2[1] = g->w;
+    a.cy2[0] = 2 * (((int64_t)g->h - 1) / 2);
+    a.cy2[1] = g->h;
+    return a;
+}
+
+static int is_across(const across *a, int64_t x, int64_t y)
+{
+    if (!a->active)
+        return 1;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            if ((a->ex2 - a->cx2[i]) * (2 * x - a->cx2[i]) +
+                    (a->ey2 - a->cy2[j]) * (2 * y - a->cy2[j]) >
+                0)
+                return 0;
+    return 1;
+}
+
 /* The level article's ray: from the point at `angle` on a circle around the map's
  * centre cell, of radius w + h + 2 (beyond the farthest corner), along the
  * straight line through the centre to the mirror point on the other side
@@ -109,9 +148,10 @@ static int64_t round_q30(int64_t v)
  * it). Bresenham's
  * stepping visits the centre cell itself, since the line's exact position
  * there is a whole cell. The first floor cell inside the map that has no
- * marker and, if allowed is given, is floor in allowed, goes to (*x, *y). */
-static int ray_cast(const cg_grid *g, const cg_grid *allowed, uint32_t angle, uint32_t *x,
-                    uint32_t *y)
+ * marker, is floor in allowed if that is given, and lies across the map from
+ * the entrance if `side` says so, goes to (*x, *y). */
+static int ray_cast(const cg_grid *g, const cg_grid *allowed, const across *side, uint32_t angle,
+                    uint32_t *x, uint32_t *y)
 {
     const int64_t w = g->w, h = g->h;
     const int64_t cx = (w - 1) / 2, cy = (h - 1) / 2, radius = w + h + 2;
@@ -124,7 +164,8 @@ static int ray_cast(const cg_grid *g, const cg_grid *allowed, uint32_t angle, ui
     int64_t err = ax - ay;
     for (;;) {
         if (cg__is_floor(g, x0, y0) && cg_grid_marker(g, x0, y0) == CG_MARK_NONE &&
-            (!allowed || !cg__bit(cg__row(allowed, y0), (uint64_t)x0))) {
+            (!allowed || !cg__bit(cg__row(allowed, y0), (uint64_t)x0)) &&
+            (!side || is_across(side, x0, y0))) {
             *x = (uint32_t)x0;
             *y = (uint32_t)y0;
             return 1;
@@ -202,7 +243,7 @@ static cg_status run_entrance(const cg__step *step, cg__run *run)
     cg__rng rng = {cg__step_rand_key(step, run->seed)};
     uint32_t angle = cg__rng_below(&rng, TURN), x, y;
     remove_marks(g, CG_MARK_ENTRANCE); /* one entrance per map */
-    if (!ray_cast(g, NULL, angle, &x, &y)) {
+    if (!ray_cast(g, NULL, NULL, angle, &x, &y)) {
         run->fail_score = 0;
         cg__diag(run->diag, step->line, step->column,
                  "entrance: no floor cell on the ray across the map");
@@ -237,6 +278,13 @@ static cg_status run_entrance(const cg__step *step, cg__run *run)
     return CG_OK;
 }
 
+/* Rays the exit tries: the drawn angle, then angles spread evenly over the
+ * rest of its window (about one degree apart), so that a cave whose floor
+ * across from the entrance lies off the first ray still gets its exit. */
+#define EXIT_WINDOW 21845u /* 120 to 240 degrees: 21846 + 0..21844 units */
+#define EXIT_RAYS_WINDOW 120u
+#define EXIT_RAYS_TURN 360u
+
 static cg_status run_exit(const cg__step *step, cg__run *run)
 {
     cg_grid *g = run->grid;
@@ -244,10 +292,11 @@ static cg_status run_exit(const cg__step *step, cg__run *run)
     /* 120 to 240 degrees from the entrance's angle: 21846..43690 units,
      * the whole angles of the closed range. Without an entrance in this
      * run, any angle. */
-    uint32_t angle = run->have_entrance_angle
-                         ? (run->entrance_angle + 21846 + cg__rng_below(&rng, 21845)) & (TURN - 1)
-                         : cg__rng_below(&rng, TURN);
-    uint32_t x, y;
+    uint32_t base = run->have_entrance_angle ? run->entrance_angle + 21846 : 0;
+    uint32_t span = run->have_entrance_angle ? EXIT_WINDOW : TURN;
+    uint32_t rays = run->have_entrance_angle ? EXIT_RAYS_WINDOW : EXIT_RAYS_TURN;
+    uint32_t first = cg__rng_below(&rng, span);
+    uint32_t x = 0, y = 0, ex = 0, ey = 0;
     remove_marks(g, CG_MARK_EXIT);
     /* Only cells the entrance reaches: right after `entrance` that is all
      * the floor, but steps in between may have changed the map. */
@@ -257,13 +306,22 @@ static cg_status run_exit(const cg__step *step, cg__run *run)
     cg_status st = entrance_region(run, &region, &have_entrance, &count);
     if (st != CG_OK)
         return out_of_memory(step, run, st);
-    int found = ray_cast(g, region, angle, &x, &y);
+    /* Across the map from the entrance marker, wherever it came from. */
+    if (have_entrance)
+        cg__find_mark(g, CG_MARK_ENTRANCE, &ex, &ey);
+    across side = across_from(g, have_entrance, ex, ey);
+    int found = 0;
+    for (uint32_t k = 0; k < rays && !found; k++) {
+        uint32_t offset = (uint32_t)((first + (uint64_t)k * span / rays) % span);
+        found = ray_cast(g, region, &side, (base + offset) & (TURN - 1), &x, &y);
+    }
     cg_grid_free(region);
     if (!found) {
         run->fail_score = 0;
         cg__diag(run->diag, step->line, step->column,
-                 "exit: no floor cell on the ray across the map%s",
-                 have_entrance ? " that the entrance reaches" : "");
+                 have_entrance ? "exit: no floor cell that the entrance reaches on the rays "
+                                 "across the map from it"
+                               : "exit: no floor cell on the rays across the map");
         return CG_EFAIL;
     }
     if ((st = cg_grid_set_marker(g, x, y, CG_MARK_EXIT)) != CG_OK)
