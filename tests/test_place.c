@@ -375,6 +375,57 @@ static void the_exit_is_across_the_map_and_in_the_entrance_s_cave(void **state)
     cg_grid_free(in);
 }
 
+static cg_grid *read_map(const char *text)
+{
+    cg_grid *g = NULL;
+    cg_diag d = {0};
+    assert_int_equal(cg_read_ascii(text, strlen(text), &g, &d), CG_OK);
+    return g;
+}
+
+static void blocked_cells_stop_what_the_entrance_reaches(void **state)
+{
+    (void)state;
+    /* The x is an occupied cell: exit, poi and require move from the
+     * entrance as a unit does, and never through it. */
+    cg_grid *in = read_map("##########\n#<..x....#\n##########\n");
+    cg_grid *g = NULL;
+    cg_run_info info;
+    cg_diag diag;
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        g = tu_run("poi count=2", seed, 0, 0, in);
+        assert_int_equal(cg_grid_marker(g, 2, 1), CG_MARK_POI);
+        assert_int_equal(cg_grid_marker(g, 3, 1), CG_MARK_POI);
+        cg_grid_free(g);
+    }
+    assert_int_equal(run_ex("poi count=3", 1, 0, 0, in, 2, &g, &info, &diag), CG_EFAIL);
+    assert_message(&diag, "only 2 fit");
+    /* Open: the 3 cells the entrance reaches, 30 % of the 10x3 map. */
+    g = tu_run("require open>=10%", 1, 0, 0, in);
+    cg_grid_free(g);
+    assert_int_equal(run_ex("require open>=10.1%", 1, 0, 0, in, 1, &g, &info, &diag), CG_EFAIL);
+    assert_message(&diag, "10.0% of the map is open from the entrance");
+    cg_grid_free(in);
+    /* The cells across the map from the entrance all lie behind a row of
+     * occupied cells: no exit. Without them, one is found. */
+    const char *rows = "#########\n#...<...#\n#.......#\n#xxxxxxx#\n#.......#\n#.......#\n#########\n";
+    in = read_map(rows);
+    assert_int_equal(run_ex("exit", 3, 0, 0, in, 1, &g, &info, &diag), CG_EFAIL);
+    assert_message(&diag, "exit: no floor cell that the entrance reaches");
+    cg_grid_free(in);
+    char open[80];
+    strcpy(open, rows);
+    for (char *c = open; *c; c++)
+        *c = *c == 'x' ? '.' : *c;
+    in = read_map(open);
+    g = tu_run("exit", 3, 0, 0, in);
+    marks m = marks_of(g);
+    assert_int_equal(m.exits, 1);
+    assert_true(m.y[m.exit] >= 4);
+    cg_grid_free(g);
+    cg_grid_free(in);
+}
+
 static void entrance_and_exit_of_an_open_map_are_on_its_border_and_opposed(void **state)
 {
     (void)state;
@@ -784,6 +835,7 @@ int main(void)
         cmocka_unit_test(steps_between_entrance_and_exit_do_not_break_reachability),
         cmocka_unit_test(entrance_and_exit_of_an_open_map_are_on_its_border_and_opposed),
         cmocka_unit_test(level_exits_are_across_the_map_from_the_entrance),
+        cmocka_unit_test(blocked_cells_stop_what_the_entrance_reaches),
         cmocka_unit_test(the_exit_is_across_the_map_and_in_the_entrance_s_cave),
         cmocka_unit_test(a_lone_floor_cell_at_the_centre_is_always_found),
         cmocka_unit_test(entrance_fills_the_floor_it_does_not_reach),

@@ -90,7 +90,9 @@ typedef enum cg_marker {
     CG_MARK_ENTRANCE, /* '<' */
     CG_MARK_EXIT,     /* '>' */
     CG_MARK_POI,      /* '*' point of interest */
-    CG_MARK_BLOCKED   /* 'x' floor occupied by something; cannot be entered */
+    CG_MARK_BLOCKED   /* 'x' floor occupied by something: a unit's moves never enter
+                       * it (a unit may start on one); the cave's shape (regions,
+                       * floor counts) counts it as floor (docs/placement.md) */
 } cg_marker;
 
 /* Allocates a width x height grid, every cell wall, no markers.
@@ -145,10 +147,11 @@ typedef struct cg_point {
 
 /* Computes the reach from starts[0..nstarts-1] within max_moves moves
  * (CG_MOVES_UNLIMITED: no budget) and attaches it to grid, replacing an
- * earlier one; writers overlay it. Starts must be inside the map, on floor
- * and not blocked (else CG_EINVAL, with a diag naming the start). The cost
- * is proportional to the area within max_moves of the starts, not to the
- * map. */
+ * earlier one; writers overlay it. Starts must be inside the map and on
+ * floor (else CG_EINVAL, with a diag naming the start); a start may be a
+ * blocked cell (the unit's own, at distance 0), and no other blocked cell
+ * is entered. The cost is proportional to the area within max_moves of the
+ * starts, not to the map. */
 cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts,
                         uint32_t max_moves, cg_diag *diag);
 
@@ -280,8 +283,9 @@ typedef struct cg_stats {
     uint64_t largest_region; /* cells of the largest one; 0 without floor */
     uint64_t dead_ends;      /* floor cells with exactly one floor 4-neighbour */
     uint64_t points;         /* points of interest ('*' markers) */
-    int64_t path_length;     /* fewest 4-neighbour steps from the entrance to the exit;
-                              * -1 without both or when the exit is unreachable */
+    int64_t path_length;     /* fewest 4-neighbour steps from the entrance to the exit,
+                              * never entering a blocked cell; -1 without both or
+                              * when the exit is unreachable */
 } cg_stats;
 
 /* How cg_grid_stats works; zero-initialise for defaults. */

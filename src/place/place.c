@@ -202,9 +202,10 @@ static int unchanged_since_entrance(const cg__run *run, uint32_t x, uint32_t y)
            memcmp(c->mem, g->mem, g->stride * ((size_t)g->h + 2 * CG__PAD) * sizeof *g->mem) == 0;
 }
 
-/* The floor connected to the map's entrance marker. *have: there is one.
- * *region: a new grid holding that floor, or NULL when it is all the floor
- * of the map (or there is no entrance). *count: its cells. */
+/* The floor the map's entrance marker reaches, moving as a unit: never
+ * into a blocked cell (docs/placement.md, "Blocked cells"). *have: there is
+ * an entrance. *region: a new grid holding that floor, or NULL when it is
+ * all the floor of the map (or there is no entrance). *count: its cells. */
 static cg_status entrance_region(const cg__run *run, cg_grid **region, int *have, uint64_t *count)
 {
     const cg_grid *g = run->grid;
@@ -214,13 +215,13 @@ static cg_status entrance_region(const cg__run *run, cg_grid **region, int *have
     *have = cg__find_mark(g, CG_MARK_ENTRANCE, &x, &y);
     if (!*have)
         return CG_OK;
-    if (unchanged_since_entrance(run, x, y)) {
+    if (!cg__has_blocked(g) && unchanged_since_entrance(run, x, y)) {
         *count = cg_grid_floor_count(g);
         return CG_OK;
     }
     cg_status st = cg__grid_new_like(region, g);
     if (st == CG_OK)
-        st = cg__flood(g, x, y, *region, count);
+        st = cg__flood_moves(g, x, y, *region, count);
     if (st != CG_OK) {
         cg_grid_free(*region);
         *region = NULL;
