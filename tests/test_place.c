@@ -613,6 +613,61 @@ static void require_without_an_entrance_uses_the_largest_region(void **state)
     cg_grid_free(in);
 }
 
+static void require_regions_regenerates_until_the_floor_is_that_many_regions(void **state)
+{
+    (void)state;
+    static const uint32_t rsizes[][2] = {{80, 50}, {33, 21}, {65, 9}, {130, 40}};
+    int several = 0, made[3] = {0};
+    for (size_t s = 0; s < sizeof rsizes / sizeof rsizes[0]; s++)
+        for (uint64_t seed = 0; seed < 40; seed++) {
+            uint32_t w = rsizes[s][0], h = rsizes[s][1];
+            /* Without the requirement these caves are often several. */
+            cg_grid *g = tu_run("fill 52\nsmooth 4", seed, w, h, NULL);
+            cg_stats st;
+            assert_int_equal(cg_grid_stats(g, NULL, &st, NULL), CG_OK);
+            several += st.regions > 1;
+            cg_grid_free(g);
+            static const char *texts[] = {"fill 52\nsmooth 4\nrequire regions=1",
+                                          "fill 52\nsmooth 4\nrequire regions<=3",
+                                          "fill 52\nsmooth 4\nrequire regions=2 open>=10%"};
+            for (int t = 0; t < 3; t++) {
+                cg_run_info info;
+                cg_diag diag;
+                if (run_ex(texts[t], seed, w, h, NULL, 300, &g, &info, &diag) != CG_OK) {
+                    assert_message(&diag, "require ");
+                    continue;
+                }
+                made[t]++;
+                assert_int_equal(cg_grid_stats(g, NULL, &st, NULL), CG_OK);
+                if (t == 0)
+                    assert_int_equal(st.regions, 1);
+                else if (t == 1)
+                    assert_true(st.regions >= 1 && st.regions <= 3);
+                else
+                    assert_int_equal(st.regions, 2);
+                cg_grid_free(g);
+            }
+        }
+    assert_true(several >= 40);
+    for (int t = 0; t < 3; t++)
+        assert_true(made[t] >= 120);
+    /* Regions are the cave's shape: a unit (x) in a corridor does not cut it. */
+    cg_grid *in = NULL, *g = NULL;
+    cg_diag diag = {0};
+    assert_int_equal(cg_read_ascii("#######\n#..x..#\n#######\n", 24, &in, &diag), CG_OK);
+    g = tu_run("require regions=1", 1, 0, 0, in);
+    cg_grid_free(g);
+    cg_grid_free(in);
+    /* No floor is no region: regions<=N needs at least one. */
+    cg_run_info info;
+    assert_int_equal(run_ex("fill 100\nrequire regions<=4", 1, 20, 20, NULL, 3, &g, &info, &diag),
+                     CG_EFAIL);
+    assert_message(&diag, "require regions<=4: the floor is 0 regions (best of 3 attempts)");
+    assert_int_equal(run_ex("fill 0\nrequire regions=2", 1, 20, 20, NULL, 3, &g, &info, &diag),
+                     CG_EFAIL);
+    assert_message(&diag, "require regions=2: the floor is 1 region");
+}
+
 static void later_attempts_run_with_a_fresh_seed_that_reproduces_the_map(void **state)
 {
     (void)state;
@@ -820,6 +875,10 @@ static void placement_arguments_are_checked_with_their_column(void **state)
         {"require open>=101%", 15, "percentage"},
         {"require open>=x", 15, "percentage"},
         {"require open>5%", 9, "unexpected"},
+        {"require regions=0", 17, "1..1000000000"},
+        {"require regions<=x", 18, "regions must be"},
+        {"require regions=1 regions<=3", 19, "not both"},
+        {"require regions>=2", 9, "no option 'regions>'"},
         {"entrance now", 10, "unexpected 'now'"},
         {"exit 2", 6, "unexpected '2'"},
     };
@@ -842,6 +901,7 @@ int main(void)
         cmocka_unit_test(impossible_requirement_fails_cleanly_after_the_attempts),
         cmocka_unit_test(the_message_reports_the_best_attempt),
         cmocka_unit_test(require_without_an_entrance_uses_the_largest_region),
+        cmocka_unit_test(require_regions_regenerates_until_the_floor_is_that_many_regions),
         cmocka_unit_test(later_attempts_run_with_a_fresh_seed_that_reproduces_the_map),
         cmocka_unit_test(the_first_attempt_uses_the_seed_itself),
         cmocka_unit_test(poi_reports_how_many_fit),

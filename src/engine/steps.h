@@ -70,7 +70,10 @@ typedef struct cg__step {
             uint32_t count, spacing;
         } poi;
         struct {
-            uint32_t ppb; /* open>= threshold in parts per billion of the map */
+            int open;          /* open>= given */
+            uint32_t ppb;      /* open>= threshold in parts per billion of the map */
+            uint64_t regions;  /* regions= or regions<=: 0 when absent */
+            int regions_up_to; /* regions<=N: 1..N regions; regions=N: exactly N */
         } require;
         struct {
             uint64_t min; /* remove-floor / remove-walls: regions under min cells go */

@@ -567,14 +567,37 @@ static cg_status run_poi(const cg__step *step, cg__run *run)
 
 /* ------------------------------------------------------------ requirements */
 
-enum { REQUIRE_OPEN };
+enum { REQUIRE_OPEN, REQUIRE_REGIONS, REQUIRE_REGIONS_UP_TO };
+
+#define REQUIRE_MAX_REGIONS 1000000000L
 
 static cg_status parse_require(cg__step *step, const cg__args *a, cg_diag *diag)
 {
-    /* "open>=P%" splits at its '=' like any key=value, so the key is "open>". */
-    if (!a->values[REQUIRE_OPEN].s)
-        return cg__step_missing(step, a, "open>=PERCENT", diag);
-    return cg__parse_percent(&a->values[REQUIRE_OPEN], a->line, "open", &step->u.require.ppb, diag);
+    /* "open>=P%" and "regions<=N" split at their '=' like any key=value, so
+     * the keys are "open>" and "regions<". */
+    const cg__token *open = &a->values[REQUIRE_OPEN], *exact = &a->values[REQUIRE_REGIONS],
+                    *up_to = &a->values[REQUIRE_REGIONS_UP_TO];
+    if (!open->s && !exact->s && !up_to->s)
+        return cg__step_missing(step, a, "open>=PERCENT, regions=N or regions<=N", diag);
+    if (exact->s && up_to->s) {
+        cg__diag(diag, a->line, up_to->column - 9,
+                 "require takes regions=N or regions<=N, not both");
+        return CG_EPARSE;
+    }
+    if (open->s) {
+        step->u.require.open = 1;
+        if (cg__parse_percent(open, a->line, "open", &step->u.require.ppb, diag))
+            return CG_EPARSE;
+    }
+    if (exact->s || up_to->s) {
+        long n;
+        if (cg__parse_int(exact->s ? exact : up_to, a->line, "regions", 1, REQUIRE_MAX_REGIONS,
+                          &n, diag))
+            return CG_EPARSE;
+        step->u.require.regions = (uint64_t)n;
+        step->u.require.regions_up_to = up_to->s != NULL;
+    }
+    return CG_OK;
 }
 
 /* a * b < c * d for 64-bit operands, exactly (128-bit products from 32-bit
@@ -611,11 +634,11 @@ static void format_ppb(char *buf, size_t cap, uint32_t ppb)
         snprintf(buf, cap, "%u", whole);
 }
 
-static cg_status run_require(const cg__step *step, cg__run *run)
+/* open>=P%: the level article, D: "if there are not enough [connected
+ * cells], I start again from scratch". Open = the floor the entrance
+ * reaches; without an entrance, the largest floor region. */
+static cg_status require_open(const cg__step *step, cg__run *run)
 {
-    /* The level article, D: "if there are not enough [connected cells], I start again
-     * from scratch". Open = the floor connected to the entrance; without an
-     * entrance, the largest floor region. */
     cg_grid *g = run->grid;
     cg_grid *region = NULL;
     uint64_t open = 0, regions;
@@ -640,6 +663,38 @@ static cg_status run_require(const cg__step *step, cg__run *run)
              (unsigned long long)(tenths / 10), (unsigned long long)(tenths % 10),
              have_entrance ? " from the entrance" : " in its largest region");
     return CG_EFAIL;
+}
+
+/* regions=N (exactly N) or regions<=N (1..N): the 4-connected floor
+ * regions of the cave's shape, as --stats counts them (blocked cells are
+ * floor), so `require regions=1` means one cave, whatever stands in it. */
+static cg_status require_regions(const cg__step *step, cg__run *run)
+{
+    uint64_t regions = 0, largest;
+    cg_status st = cg__floor_regions(run->grid, &regions, &largest);
+    if (st != CG_OK)
+        return out_of_memory(step, run, st);
+    uint64_t want = step->u.require.regions;
+    int up_to = step->u.require.regions_up_to;
+    if (up_to ? regions >= 1 && regions <= want : regions == want)
+        return CG_OK;
+    /* Closer: fewer regions off the mark. */
+    uint64_t off = regions > want ? regions - want : want - regions;
+    run->fail_score = UINT64_MAX - off;
+    cg__diag(run->diag, step->line, step->column, "require regions%s=%llu: the floor is %llu %s",
+             up_to ? "<" : "", (unsigned long long)want, (unsigned long long)regions,
+             regions == 1 ? "region" : "regions");
+    return CG_EFAIL;
+}
+
+static cg_status run_require(const cg__step *step, cg__run *run)
+{
+    cg_status st = CG_OK;
+    if (step->u.require.open)
+        st = require_open(step, run);
+    if (st == CG_OK && step->u.require.regions)
+        st = require_regions(step, run);
+    return st;
 }
 
 /* ------------------------------------------------------------ the steps */
@@ -669,11 +724,13 @@ const cg__step_def cg__step_poi = {
     .run = run_poi,
 };
 
-/* "open>=P%" splits at its '=' like any key=value: the key is "open>". */
+/* "open>=P%" and "regions<=N" split at their '=' like any key=value: the
+ * keys are "open>" and "regions<". */
 const cg__step_def cg__step_require = {
     .name = "require",
-    .usage = "require open>=PERCENT",
-    .keys = {[REQUIRE_OPEN] = "open>"},
+    .usage = "require [open>=PERCENT] [regions=N|regions<=N]",
+    .keys = {[REQUIRE_OPEN] = "open>", [REQUIRE_REGIONS] = "regions",
+             [REQUIRE_REGIONS_UP_TO] = "regions<"},
     .parse = parse_require,
     .run = run_require,
 };
