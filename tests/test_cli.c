@@ -308,7 +308,7 @@ static void bad_files_exit_1_with_their_position(void **state)
     assert_one_message(&a, "ragged.txt:3:4:");
     tu_result_free(&a);
 
-    tu_result b = RUN("##\n#Q\n", "-i", "-");
+    tu_result b = RUN("##\n#@\n", "-i", "-");
     assert_int_equal(b.status, 1);
     assert_one_message(&b, ":2:2:");
     tu_result_free(&b);

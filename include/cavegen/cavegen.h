@@ -131,6 +131,32 @@ cg_status cg_grid_marker_at(const cg_grid *grid, size_t index, uint32_t *x, uint
 /* Number of floor cells. */
 uint64_t cg_grid_floor_count(const cg_grid *grid);
 
+/* Kinds of points of interest (since 1.1; docs/placement.md, "Kinds of
+ * points"). A point of interest (CG_MARK_POI) is a plain point, written '*',
+ * or a point of a named kind, written with the kind's letter 'A'..'Z' (a
+ * `poi kind=chest` step names its letter; a letter read from an ASCII map is
+ * unnamed). */
+
+/* The ASCII character of the marker at (x, y): '<', '>', 'x', '*' for a
+ * plain point of interest, 'A'..'Z' for a point of a named kind; 0 when the
+ * cell has no marker or lies outside the map. */
+char cg_grid_marker_symbol(const cg_grid *grid, int64_t x, int64_t y);
+
+/* The name of the kind of points written `symbol` ('A'..'Z') on this map:
+ * the name a `poi kind=NAME` step or cg_grid_set_point gave the letter, or,
+ * when none did (a map read from ASCII), the letter itself ("A"). NULL for
+ * any other character ('*' included). The string belongs to the grid, valid
+ * until it is changed or freed. */
+const char *cg_grid_point_kind_name(const cg_grid *grid, char symbol);
+
+/* Places a point of interest at (x, y), replacing any marker there: symbol
+ * '*' a plain point (name must be NULL), or 'A'..'Z' a point of that kind,
+ * naming the kind `name` when not NULL (1..32 ASCII letters, digits, '_',
+ * '-', starting with a letter; not entrance, exit, poi or blocked). CG_EINVAL
+ * off the map, on a wall, for another symbol, an invalid name, or a letter
+ * the map already names otherwise; CG_ENOMEM. */
+cg_status cg_grid_set_point(cg_grid *grid, int64_t x, int64_t y, char symbol, const char *name);
+
 /* ---------------------------------------------------------------- reach */
 
 /* Reach (the reachable-cells article, docs/algorithms.md): from one or more

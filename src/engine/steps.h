@@ -68,7 +68,12 @@ typedef struct cg__step {
         } downscale;
         struct {
             uint32_t count, spacing;
+            uint8_t sym;                      /* '*', or the kind's letter 'A'..'Z' */
+            char kind[CG__KIND_NAME_MAX + 1]; /* "" for plain points */
         } poi;
+        struct {
+            uint32_t count, spacing;
+        } occupy;
         struct {
             int open;          /* open>= given */
             uint32_t ppb;      /* open>= threshold in parts per billion of the map */
