@@ -89,7 +89,8 @@ typedef enum cg_marker {
     CG_MARK_NONE = 0,
     CG_MARK_ENTRANCE, /* '<' */
     CG_MARK_EXIT,     /* '>' */
-    CG_MARK_POI,      /* '*' point of interest */
+    CG_MARK_POI,      /* '*' point of interest, or 'A'..'Z' one of a named kind
+                       * (cg_grid_marker_symbol) */
     CG_MARK_BLOCKED   /* 'x' floor occupied by something: a unit's moves never enter
                        * it (a unit may start on one); the cave's shape (regions,
                        * floor counts) counts it as floor (docs/placement.md) */
@@ -308,7 +309,7 @@ typedef struct cg_stats {
     uint64_t regions;        /* 4-connected floor regions */
     uint64_t largest_region; /* cells of the largest one; 0 without floor */
     uint64_t dead_ends;      /* floor cells with exactly one floor 4-neighbour */
-    uint64_t points;         /* points of interest ('*' markers) */
+    uint64_t points;         /* points of interest, of every kind ('*', 'A'..'Z') */
     int64_t path_length;     /* fewest 4-neighbour steps from the entrance to the exit,
                               * never entering a blocked cell; -1 without both or
                               * when the exit is unreachable */
@@ -343,7 +344,9 @@ const char *cg_preset_builtin(const char *name, size_t *len);
 /* -------------------------------------------------------- input, output */
 
 /* Reads an ASCII map: '#' wall, '.' or ' ' floor, '<' '>' '*' 'x' floor with
- * a marker, reach distances '0'-'9' 'a'-'z' (except 'x') and '+' as floor.
+ * a marker, 'A'-'Z' floor with a point of interest of that letter's kind
+ * (unnamed: cg_grid_point_kind_name gives the letter), reach distances
+ * '0'-'9' 'a'-'z' (except 'x') and '+' as floor.
  * Rows end with "\n" or "\r\n"; all rows must have the same width. On
  * CG_EPARSE diag holds the line and column of the fault. */
 cg_status cg_read_ascii(const char *text, size_t len, cg_grid **out, cg_diag *diag);
