@@ -426,6 +426,55 @@ static void blocked_cells_stop_what_the_entrance_reaches(void **state)
     cg_grid_free(in);
 }
 
+static void the_cave_shape_counts_blocked_cells_as_floor(void **state)
+{
+    (void)state;
+    /* A unit (x) stands in the left cave; the right cave is apart. For the
+     * cave's shape the x is floor: the figures, require regions=, keep-
+     * largest, connect and the entrance's clean-up see two caves of 3 and 2
+     * cells, and none of them removes the unit. A unit's moves stop at it. */
+    cg_grid *in = read_map("########\n#.x.#..#\n########\n");
+    cg_stats st;
+    assert_int_equal(cg_grid_stats(in, NULL, &st, NULL), CG_OK);
+    assert_int_equal(st.floor, 5);
+    assert_int_equal(st.regions, 2);
+    assert_int_equal(st.largest_region, 3);
+    assert_int_equal(st.dead_ends, 4); /* (1,1), (3,1) and the right pair */
+    cg_grid *g = tu_run("require regions=2", 1, 0, 0, in);
+    cg_grid_free(g);
+    cg_grid *bad = NULL;
+    cg_run_info info;
+    cg_diag diag;
+    assert_int_equal(run_ex("require regions=1", 1, 0, 0, in, 1, &bad, &info, &diag), CG_EFAIL);
+    assert_message(&diag, "the floor is 2 regions");
+    g = tu_run("keep-largest", 1, 0, 0, in);
+    assert_int_equal(cg_grid_get(g, 3, 1), CG_FLOOR);
+    assert_int_equal(cg_grid_marker(g, 2, 1), CG_MARK_BLOCKED);
+    assert_int_equal(cg_grid_get(g, 5, 1), CG_WALL);
+    cg_grid_free(g);
+    /* connect joins the two caves; the unit stays, and the left cell is
+     * still behind it for a unit's moves. */
+    g = tu_run("connect width=1", 1, 0, 0, in);
+    assert_int_equal(cg_grid_stats(g, NULL, &st, NULL), CG_OK);
+    assert_int_equal(st.regions, 1);
+    assert_int_equal(cg_grid_marker(g, 2, 1), CG_MARK_BLOCKED);
+    cg_point from = {6, 1};
+    assert_int_equal(cg_grid_reach(g, &from, 1, CG_MOVES_UNLIMITED, &diag), CG_OK);
+    assert_int_not_equal(cg_grid_distance(g, 3, 1), CG_UNREACHED);
+    assert_int_equal(cg_grid_distance(g, 1, 1), CG_UNREACHED);
+    cg_grid_free(g);
+    cg_grid_free(in);
+    /* The entrance's clean-up keeps its cave whole, both sides of a unit. */
+    in = read_map("#######\n#..x..#\n#######\n");
+    for (uint64_t seed = 0; seed < 20; seed++) {
+        g = tu_run("entrance", seed, 0, 0, in);
+        assert_int_equal(cg_grid_floor_count(g), 5);
+        assert_int_equal(cg_grid_marker(g, 3, 1), CG_MARK_BLOCKED);
+        cg_grid_free(g);
+    }
+    cg_grid_free(in);
+}
+
 static void entrance_and_exit_of_an_open_map_are_on_its_border_and_opposed(void **state)
 {
     (void)state;
@@ -895,6 +944,7 @@ int main(void)
         cmocka_unit_test(entrance_and_exit_of_an_open_map_are_on_its_border_and_opposed),
         cmocka_unit_test(level_exits_are_across_the_map_from_the_entrance),
         cmocka_unit_test(blocked_cells_stop_what_the_entrance_reaches),
+        cmocka_unit_test(the_cave_shape_counts_blocked_cells_as_floor),
         cmocka_unit_test(the_exit_is_across_the_map_and_in_the_entrance_s_cave),
         cmocka_unit_test(a_lone_floor_cell_at_the_centre_is_always_found),
         cmocka_unit_test(entrance_fills_the_floor_it_does_not_reach),
