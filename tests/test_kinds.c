@@ -50,14 +50,15 @@ static void each_kind_has_its_count_letter_and_spacing(void **state)
         char sym;
         const char *name;
         uint32_t count, spacing;
-    } steps[] = {{'*', NULL, 8, 10}, {'C', "chest", 4, 8}, {'M', "monster", 5, 6}, {'Q', "key", 2, 5}};
+    } steps[] = {
+        {'*', NULL, 8, 10}, {'C', "chest", 4, 8}, {'M', "monster", 5, 6}, {'Q', "key", 2, 5}};
     static const uint32_t sizes[][2] = {{80, 50}, {120, 80}, {97, 61}};
     int made = 0;
     for (size_t s = 0; s < 3; s++)
         for (uint64_t seed = 1; seed <= 40; seed++) {
             cg_pipeline *p = tu_pipeline(text);
-            cg_run_options opt = {.seed = seed, .width = sizes[s][0], .height = sizes[s][1],
-                                  .max_attempts = 300};
+            cg_run_options opt = {
+                .seed = seed, .width = sizes[s][0], .height = sizes[s][1], .max_attempts = 300};
             cg_grid *g = NULL;
             cg_diag diag = {0};
             cg_status st = cg_pipeline_run(p, &opt, &g, NULL, &diag);
@@ -74,7 +75,9 @@ static void each_kind_has_its_count_letter_and_spacing(void **state)
                 assert_int_equal(cg_grid_marker_at(g, i, &x, &y, &k), CG_OK);
                 char sym = cg_grid_marker_symbol(g, x, y);
                 if (k != CG_MARK_POI) {
-                    assert_int_equal(sym, k == CG_MARK_ENTRANCE ? '<' : k == CG_MARK_EXIT ? '>' : 'x');
+                    assert_int_equal(sym, k == CG_MARK_ENTRANCE ? '<'
+                                          : k == CG_MARK_EXIT   ? '>'
+                                                                : 'x');
                     continue;
                 }
                 size_t step = 0;
@@ -184,7 +187,8 @@ static void a_letter_names_one_kind_per_map(void **state)
 {
     (void)state;
     /* chest and coin both start with C: the second needs its own symbol=. */
-    cg_pipeline *p = tu_pipeline("fill 45\nsmooth 3\npoi kind=chest count=2\npoi kind=coin count=2");
+    cg_pipeline *p =
+        tu_pipeline("fill 45\nsmooth 3\npoi kind=chest count=2\npoi kind=coin count=2");
     cg_run_options opt = {.seed = 1, .width = 40, .height = 30};
     cg_grid *g = NULL;
     cg_run_info info;
@@ -238,8 +242,7 @@ static void the_library_sets_and_reads_kinds(void **state)
     assert_int_equal(cg_grid_set_point(g, 3, 2, 'E', ""), CG_EINVAL);
     assert_int_equal(cg_grid_set_point(g, 3, 2, 'E', "abcdefghijklmnopqrstuvwxyz0123456"),
                      CG_EINVAL);
-    assert_int_equal(cg_grid_set_point(g, 3, 2, 'E', "abcdefghijklmnopqrstuvwxyz012345"),
-                     CG_OK);
+    assert_int_equal(cg_grid_set_point(g, 3, 2, 'E', "abcdefghijklmnopqrstuvwxyz012345"), CG_OK);
     assert_int_equal(cg_grid_marker_symbol(g, 3, 2), 'E');
     /* A clone keeps letters and names; setting the marker again makes a
      * plain point; a wall drops it. */
@@ -265,8 +268,8 @@ static void a_downscale_keeps_the_letters_and_names(void **state)
     for (int y = 0; y < 20; y++)
         for (int x = 0; x < 30; x++)
             cg_grid_set(in, x, y, CG_FLOOR);
-    cg_grid *g = tu_run("poi kind=torch count=6 spacing=3\npoi count=2 spacing=3\ndownscale 2", 4,
-                        0, 0, in);
+    cg_grid *g =
+        tu_run("poi kind=torch count=6 spacing=3\npoi count=2 spacing=3\ndownscale 2", 4, 0, 0, in);
     cg_grid_free(in);
     char *text = tu_ascii(g);
     size_t t = 0, stars = 0;

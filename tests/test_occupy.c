@@ -126,16 +126,16 @@ static void check_occupied(const cg_grid *g, uint32_t count, uint32_t spacing, c
 static void occupied_cells_never_cut_a_route(void **state)
 {
     (void)state;
-    static const uint32_t sizes[][2] = {{80, 50}, {81, 37}, {1, 40}, {40, 1}, {65, 20},
-                                        {130, 40}, {7, 128}, {20, 20}};
+    static const uint32_t sizes[][2] = {{80, 50}, {81, 37},  {1, 40},  {40, 1},
+                                        {65, 20}, {130, 40}, {7, 128}, {20, 20}};
     static const struct {
         uint32_t count, spacing;
     } counts[] = {{1, 0}, {12, 0}, {30, 2}, {6, 5}};
     static const char *const bodies[] = {
-        "fill 45\nsmooth 3\nentrance\n",                         /* one cave, an entrance */
-        "fill 40\nrule 4 floor=5..8\nrule 3 floor=5..9\n",       /* several caves, no entrance */
+        "fill 45\nsmooth 3\nentrance\n",                   /* one cave, an entrance */
+        "fill 40\nrule 4 floor=5..8\nrule 3 floor=5..9\n", /* several caves, no entrance */
         "fill 40\nrule 4 floor=5..8\nrule 3 floor=5..9\ndownscale 2\nentrance\nexit\n"
-        "poi count=3 spacing=4\n"};                              /* a level */
+        "poi count=3 spacing=4\n"}; /* a level */
     char text[512], what[600];
     int made = 0;
     for (size_t b = 0; b < 3; b++)

@@ -105,8 +105,8 @@ static int64_t round_q30(int64_t v)
  * Coordinates are doubled so that the half cells are whole. */
 typedef struct across {
     int active;
-    int64_t ex2, ey2;         /* the entrance, doubled */
-    int64_t cx2[2], cy2[2];   /* the box's corners, doubled */
+    int64_t ex2, ey2;       /* the entrance, doubled */
+    int64_t cx2[2], cy2[2]; /* the box's corners, doubled */
 } across;
 
 static across across_from(const cg_grid *g, int have, uint32_t ex, uint32_t ey)

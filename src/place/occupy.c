@@ -26,9 +26,9 @@ static cg_status parse_occupy(cg__step *step, const cg__args *a, cg_diag *diag)
         return cg__step_missing(step, a, "count=", diag);
     if (cg__parse_int(&a->values[OCCUPY_COUNT], a->line, "count", 1, OCCUPY_MAX_COUNT, &count,
                       diag) ||
-        (a->values[OCCUPY_SPACING].s && cg__parse_int(&a->values[OCCUPY_SPACING], a->line,
-                                                      "spacing", 0, OCCUPY_MAX_SPACING, &spacing,
-                                                      diag)))
+        (a->values[OCCUPY_SPACING].s &&
+         cg__parse_int(&a->values[OCCUPY_SPACING], a->line, "spacing", 0, OCCUPY_MAX_SPACING,
+                       &spacing, diag)))
         return CG_EPARSE;
     step->u.occupy.count = (uint32_t)count;
     step->u.occupy.spacing = (uint32_t)spacing;
@@ -107,8 +107,7 @@ static cg_status run_occupy(const cg__step *step, cg__run *run)
     memcpy(walk->mem, g->mem, g->stride * ((size_t)g->h + 2 * CG__PAD) * sizeof *g->mem);
     for (size_t i = 0; i < g->nmarks; i++)
         if (g->marks[i].kind == CG_MARK_BLOCKED)
-            cg__row(walk, g->marks[i].y)[g->marks[i].x >> 6] |= UINT64_C(1)
-                                                                << (g->marks[i].x & 63);
+            cg__row(walk, g->marks[i].y)[g->marks[i].x >> 6] |= UINT64_C(1) << (g->marks[i].x & 63);
     cg__draw d = {.count = count,
                   .spacing = spacing,
                   .counts = counts_every_marker,

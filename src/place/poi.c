@@ -100,8 +100,8 @@ static cg_status run_poi(const cg__step *step, cg__run *run)
         run->fail_score = chosen;
         if (sym != '*')
             cg__diag(run->diag, step->line, step->column,
-                     "poi kind=%s count=%u spacing=%u: only %u fit", kind, count,
-                     (unsigned)spacing, chosen);
+                     "poi kind=%s count=%u spacing=%u: only %u fit", kind, count, (unsigned)spacing,
+                     chosen);
         else
             cg__diag(run->diag, step->line, step->column, "poi count=%u spacing=%u: only %u fit",
                      count, (unsigned)spacing, chosen);
@@ -115,7 +115,9 @@ static cg_status run_poi(const cg__step *step, cg__run *run)
 const cg__step_def cg__step_poi = {
     .name = "poi",
     .usage = "poi count=K [spacing=D] [kind=NAME [symbol=A..Z]]",
-    .keys = {[POI_COUNT] = "count", [POI_SPACING] = "spacing", [POI_KIND] = "kind",
+    .keys = {[POI_COUNT] = "count",
+             [POI_SPACING] = "spacing",
+             [POI_KIND] = "kind",
              [POI_SYMBOL] = "symbol"},
     .rand_kind = CG__RAND_POI,
     .parse = parse_poi,

@@ -35,8 +35,8 @@ static cg_status parse_require(cg__step *step, const cg__args *a, cg_diag *diag)
     }
     if (exact->s || up_to->s) {
         long n;
-        if (cg__parse_int(exact->s ? exact : up_to, a->line, "regions", 1, REQUIRE_MAX_REGIONS,
-                          &n, diag))
+        if (cg__parse_int(exact->s ? exact : up_to, a->line, "regions", 1, REQUIRE_MAX_REGIONS, &n,
+                          diag))
             return CG_EPARSE;
         step->u.require.regions = (uint64_t)n;
         step->u.require.regions_up_to = up_to->s != NULL;
@@ -146,7 +146,8 @@ static cg_status run_require(const cg__step *step, cg__run *run)
 const cg__step_def cg__step_require = {
     .name = "require",
     .usage = "require [open>=PERCENT] [regions=N|regions<=N]",
-    .keys = {[REQUIRE_OPEN] = "open>", [REQUIRE_REGIONS] = "regions",
+    .keys = {[REQUIRE_OPEN] = "open>",
+             [REQUIRE_REGIONS] = "regions",
              [REQUIRE_REGIONS_UP_TO] = "regions<"},
     .parse = parse_require,
     .run = run_require,
