@@ -266,9 +266,12 @@ typedef struct cg_run_info {
 /* Runs the pipeline with options (NULL: all defaults, seed 0 and the
  * pipeline's default size). It starts from a copy of options->input if set,
  * else from an all-wall grid of width x height, enlarged for any `downscale`
- * steps. When a requirement (`entrance`, `exit`, `poi`, `require`) fails, the
- * whole pipeline runs again with the next attempt's seed (docs/placement.md),
- * up to max_attempts, then returns CG_EFAIL with diag naming the requirement.
+ * steps. When a requirement (`entrance`, `exit`, `poi`, `occupy`, `require`)
+ * fails, the whole pipeline runs again with the next attempt's seed
+ * (docs/placement.md), up to max_attempts, then returns CG_EFAIL with diag
+ * naming the requirement. A pipeline that cannot run whatever the seed (two
+ * kinds of points given one letter) returns CG_EINVAL at once, diag saying
+ * why.
  * In chunk mode a step that needs the whole map, an input map or a window too
  * large for its halo is CG_EINVAL with diag saying why. info (may be NULL) is
  * filled whatever the result. On success *out is a new grid the caller
