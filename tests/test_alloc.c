@@ -132,7 +132,9 @@ static cg_grid *sample_map_of(int plain, int with_reach)
                                "generations 2 r1=5 r2=-1\n"
                                "entrance\n"
                                "exit\n"
-                               "poi count=3 spacing=4\n";
+                               "poi count=3 spacing=4\n"
+                               "poi kind=chest count=2 spacing=4\n"
+                               "occupy count=2\n";
     cg_pipeline *p = NULL;
     cg_grid *map = NULL;
     cg_diag diag = {0};
@@ -305,9 +307,11 @@ static void a_pipeline_of_every_step_fails_cleanly_at_each_allocation(void **sta
                                "connect width=2\n"
                                "keep-largest\n"
                                "entrance\n"
-                               "require open>=5%\n"
+                               "require open>=5% regions<=3\n"
                                "exit\n"
                                "poi count=2 spacing=3\n"
+                               "poi kind=chest count=2 spacing=3\n"
+                               "occupy count=2 spacing=2\n"
                                "reach from=entrance moves=9\n";
     run_case rc = {text, sizeof text - 1, 0, 0, 7};
     inject_all("every step", run_pipeline, &rc);

@@ -426,7 +426,7 @@ static void bad_files_exit_1_with_their_position(void **state)
     assert_one_message(&a, "ragged.txt:3:4:");
     tu_result_free(&a);
 
-    tu_result b = RUN("##\n#Q\n", "-i", "-");
+    tu_result b = RUN("##\n#@\n", "-i", "-");
     assert_int_equal(b.status, 1);
     assert_one_message(&b, ":2:2:");
     tu_result_free(&b);
@@ -715,10 +715,12 @@ static void reach_overlays_distances_on_an_input_map(void **state)
     assert_int_equal(bad.status, 1);
     assert_one_message(&bad, "0,0 is a wall");
     tu_result_free(&bad);
-    tu_result blocked = RUN(map, "-i", "-", "--reach", "3,2");
-    assert_int_equal(blocked.status, 1);
-    assert_one_message(&blocked, "blocked");
-    tu_result_free(&blocked);
+    /* From an occupied cell: the unit's own, where it starts. */
+    tu_result unit = RUN(map, "-i", "-", "--reach", "3,2", "-f", "distances");
+    assert_int_equal(unit.status, 0);
+    assert_string_equal(unit.out, "x,y,distance\n1,1,3\n2,1,2\n3,1,1\n4,1,2\n5,1,3\n1,2,4\n"
+                                  "3,2,0\n5,2,4\n1,3,3\n2,3,2\n3,3,1\n4,3,2\n5,3,3\n");
+    tu_result_free(&unit);
 }
 
 static void reach_options_are_checked_as_usage(void **state)

@@ -259,7 +259,7 @@ static void reader_reports_unknown_character_position(void **state)
     static const ascii_error cases[] = {
         {"@", 1, 1},
         {"#.#\n#?#\n", 2, 2},
-        {"#.#\n#.#\n##X\n", 3, 3},
+        {"#.#\n#.#\n##~\n", 3, 3},
         {"#\t#\n", 1, 2},
         {"##\r\n#!\r\n", 2, 2},
         {"#\xc3\xa9#\n", 1, 2},

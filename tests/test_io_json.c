@@ -44,15 +44,20 @@ static const char flatten_py[] =
     "    for k in ('entrance', 'exit'):\n"
     "        v = m[k]\n"
     "        o.append(k + (' null' if v is None else ' %d %d' % (nat(v['x']), nat(v['y']))))\n"
+    "    def mark(v):\n"
+    "        if list(v) == ['x', 'y']:\n"
+    "            return ' %d,%d' % (nat(v['x']), nat(v['y']))\n"
+    "        assert list(v) == ['x', 'y', 'kind', 'symbol'], list(v)\n"
+    "        return ' %d,%d:%s:%s' % (nat(v['x']), nat(v['y']), v['kind'], v['symbol'])\n"
     "    for k in ('points', 'blocked'):\n"
-    "        o.append(k + ''.join(' %d,%d' % (nat(v['x']), nat(v['y'])) for v in m[k]))\n"
+    "        o.append(k + ''.join(mark(v) for v in m[k]))\n"
     "    s = m['stats']\n"
     "    assert list(s) == ['floor', 'floor_permille', 'regions', 'largest_region', 'dead_ends',\n"
     "                       'points', 'path_length'], list(s)\n"
     "    o.append('stats ' + ' '.join('null' if s[k] is None else str(nat(s[k])) for k in s))\n"
     "    assert len(m['rows']) == m['height']\n"
     "    for r in m['rows']:\n"
-    "        assert len(r) == m['width'] and set(r) <= set('#.<>*x'), r\n"
+    "        assert len(r) == m['width'] and set(r) <= set('#.<>*xABCDEFGHIJKLMNOPQRSTUVWXYZ'), r\n"
     "        o.append(r)\n"
     "    r = m['reach']\n"
     "    if r is None:\n"
@@ -117,6 +122,9 @@ static char *expected_flat(const cg_grid *g, const cg_map_info *info)
             if (k != kind || (single && found))
                 continue;
             tu_buf_printf(&t, single ? " %" PRIu32 " %" PRIu32 : " %" PRIu32 ",%" PRIu32, x, y);
+            char sym = cg_grid_marker_symbol(g, x, y);
+            if (k == CG_MARK_POI && sym != '*')
+                tu_buf_printf(&t, ":%s:%c", cg_grid_point_kind_name(g, sym), sym);
             found = 1;
         }
         tu_buf_printf(&t, single && !found ? " null\n" : "\n");
@@ -132,11 +140,10 @@ static char *expected_flat(const cg_grid *g, const cg_map_info *info)
     else
         tu_buf_printf(&t, " %" PRId64 "\n", s.path_length);
 
-    static const char marks[] = ".<>*x";
     for (uint32_t y = 0; y < h; y++) {
         for (uint32_t x = 0; x < w; x++) {
-            cg_marker m = cg_grid_marker(g, x, y);
-            tu_buf_printf(&t, "%c", cg_grid_get(g, x, y) == CG_WALL ? '#' : marks[m]);
+            char sym = cg_grid_marker_symbol(g, x, y);
+            tu_buf_printf(&t, "%c", cg_grid_get(g, x, y) == CG_WALL ? '#' : sym ? sym : '.');
         }
         tu_buf_printf(&t, "\n");
     }
@@ -199,6 +206,14 @@ static cg_grid *random_map(uint64_t *rng, uint32_t w, uint32_t h)
         cg_marker m = (cg_marker)tu_range(rng, CG_MARK_ENTRANCE, CG_MARK_BLOCKED);
         if (cg_grid_get(g, x, y) == CG_FLOOR)
             assert_int_equal(cg_grid_set_marker(g, x, y, m), CG_OK);
+    }
+    /* Points of named kinds: "chest" on C, and Z unnamed (read from ASCII). */
+    for (int i = 0; i < 3; i++) {
+        uint32_t x = (uint32_t)tu_range(rng, 0, (int)w - 1),
+                 y = (uint32_t)tu_range(rng, 0, (int)h - 1);
+        if (cg_grid_get(g, x, y) == CG_FLOOR)
+            assert_int_equal(cg_grid_set_point(g, x, y, i == 2 ? 'Z' : 'C', i == 2 ? NULL : "chest"),
+                             CG_OK);
     }
     return g;
 }

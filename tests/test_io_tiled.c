@@ -325,8 +325,12 @@ static char *expected_flat(const cg_grid *g, const cg_map_info *info)
         uint32_t x, y;
         cg_marker k;
         assert_int_equal(cg_grid_marker_at(g, i, &x, &y, &k), CG_OK);
-        tu_buf_printf(&t, "object %zu %s %s %d %u %u %u %u\n", i + 1, names[k], names[k],
-            (int)k + 2, x * TILE, (y + 1) * TILE, TILE, TILE);
+        /* A point of a named kind is named and typed by its kind. */
+        const char *name = cg_grid_point_kind_name(g, cg_grid_marker_symbol(g, x, y));
+        if (!name)
+            name = names[k];
+        tu_buf_printf(&t, "object %zu %s %s %d %u %u %u %u\n", i + 1, name, name, (int)k + 2,
+                      x * TILE, (y + 1) * TILE, TILE, TILE);
     }
     return t.data;
 }
@@ -344,7 +348,8 @@ static void write_map(const cg_grid *g, const cg_map_info *info, cg_format f, co
 #define MAX_FILES 32
 #define PATH_CAP TT_PATH_CAP
 
-/* A random cave with every kind of marker and, if reach, a reach from the
+/* A random cave with every kind of marker (and points of two named kinds,
+ * one named "chest", one only a letter) and, if reach, a reach from the
  * first free cell. */
 static cg_grid *sample_map(uint64_t seed, uint32_t w, uint32_t h, int reach)
 {
@@ -361,6 +366,12 @@ static cg_grid *sample_map(uint64_t seed, uint32_t w, uint32_t h, int reach)
                  y = (uint32_t)tu_range(&rng, 0, (int)h - 1);
         cg_grid_set(g, x, y, CG_FLOOR);
         assert_int_equal(cg_grid_set_marker(g, x, y, kinds[i]), CG_OK);
+    }
+    for (int i = 0; i < 2; i++) {
+        uint32_t x = (uint32_t)tu_range(&rng, 0, (int)w - 1),
+                 y = (uint32_t)tu_range(&rng, 0, (int)h - 1);
+        cg_grid_set(g, x, y, CG_FLOOR);
+        assert_int_equal(cg_grid_set_point(g, x, y, i ? 'K' : 'C', i ? NULL : "chest"), CG_OK);
     }
     if (reach) {
         for (uint32_t i = 0; i < w * h; i++) {

@@ -84,14 +84,16 @@ static void map_free(map *m)
     cg_grid_free(m->grid);
 }
 
-/* Up to n random free starts; returns how many were found. */
+/* Up to n random floor starts; returns how many were found. The first is
+ * a blocked cell when the map has one within the tries (a unit stands on
+ * its own cell), the others any floor. */
 static size_t random_starts(uint64_t *rng, const map *m, cg_point *starts, size_t n)
 {
     size_t k = 0;
     for (int tries = 0; k < n && tries < 1000; tries++) {
         int x = tu_range(rng, 0, m->w - 1), y = tu_range(rng, 0, m->h - 1);
         int i = y * m->w + x;
-        if (!m->wall[i] && !m->blocked[i])
+        if (!m->wall[i] && (k > 0 || m->blocked[i] || tries >= 500))
             starts[k++] = (cg_point){(uint32_t)x, (uint32_t)y};
     }
     return k;
@@ -191,22 +193,51 @@ static void blocked_cells_and_walls_are_walked_around(void **state)
     cg_grid_free(g);
 }
 
-static void starts_on_walls_blocked_cells_or_outside_are_errors(void **state)
+static void starts_on_walls_or_outside_are_errors(void **state)
 {
     (void)state;
     static const char *rows[] = {"#####", "#...#", "#####"};
     cg_grid *g = tu_grid_from_rows(rows, 3);
     assert_int_equal(cg_grid_set_marker(g, 3, 1, CG_MARK_BLOCKED), CG_OK);
     cg_diag d = {0};
-    cg_point wall = {0, 0}, blocked = {3, 1}, outside = {5, 1}, ok = {1, 1};
+    cg_point wall = {0, 0}, outside = {5, 1}, ok = {1, 1};
     assert_int_equal(cg_grid_reach(g, &wall, 1, 3, &d), CG_EINVAL);
     assert_non_null(strstr(d.message, "0,0 is a wall"));
-    assert_int_equal(cg_grid_reach(g, &blocked, 1, 3, &d), CG_EINVAL);
-    assert_non_null(strstr(d.message, "blocked"));
     assert_int_equal(cg_grid_reach(g, &outside, 1, 3, &d), CG_EINVAL);
     assert_non_null(strstr(d.message, "outside"));
     assert_int_equal(cg_grid_reach(g, &ok, 0, 3, &d), CG_EINVAL);
     assert_int_equal(cg_grid_reached_count(g), 0);
+    cg_grid_free(g);
+}
+
+static void a_unit_on_a_blocked_cell_starts_there_and_enters_no_other(void **state)
+{
+    (void)state;
+    /* The unit stands on the x at (2,1); the x at (4,1) is another unit. */
+    static const char *rows[] = {"#######", "#..x.x#", "#.###.#", "#######"};
+    cg_grid *g = tu_grid_from_rows(rows, 4);
+    assert_int_equal(cg_grid_set_marker(g, 3, 1, CG_MARK_BLOCKED), CG_OK);
+    assert_int_equal(cg_grid_set_marker(g, 5, 1, CG_MARK_BLOCKED), CG_OK);
+    for (int path = 0; path <= 1; path++) {
+        cg__reach_force_path(path);
+        cg_point start = {3, 1};
+        cg_diag d = {0};
+        assert_int_equal(cg_grid_reach(g, &start, 1, CG_MOVES_UNLIMITED, &d), CG_OK);
+        assert_int_equal(cg_grid_distance(g, 3, 1), 0);
+        assert_int_equal(cg_grid_distance(g, 4, 1), 1);
+        assert_int_equal(cg_grid_distance(g, 2, 1), 1);
+        assert_int_equal(cg_grid_distance(g, 1, 2), 3);
+        assert_int_equal(cg_grid_distance(g, 5, 1), UNREACHED); /* the other unit */
+        assert_int_equal(cg_grid_distance(g, 5, 2), UNREACHED); /* only behind it */
+        assert_int_equal(cg_grid_reached_count(g), 5);
+        /* Two units on blocked cells: each starts on its own. */
+        cg_point both[2] = {{3, 1}, {5, 1}};
+        assert_int_equal(cg_grid_reach(g, both, 2, 1, &d), CG_OK);
+        assert_int_equal(cg_grid_distance(g, 5, 1), 0);
+        assert_int_equal(cg_grid_distance(g, 5, 2), 1);
+        assert_int_equal(cg_grid_distance(g, 4, 1), 1);
+        cg__reach_force_path(-1);
+    }
     cg_grid_free(g);
 }
 
@@ -472,7 +503,8 @@ int main(void)
         cmocka_unit_test(automatic_choice_matches_plain_bfs),
         cmocka_unit_test(a_small_budget_stays_in_its_diamond),
         cmocka_unit_test(blocked_cells_and_walls_are_walked_around),
-        cmocka_unit_test(starts_on_walls_blocked_cells_or_outside_are_errors),
+        cmocka_unit_test(starts_on_walls_or_outside_are_errors),
+        cmocka_unit_test(a_unit_on_a_blocked_cell_starts_there_and_enters_no_other),
         cmocka_unit_test(changing_a_cell_drops_the_reach),
         cmocka_unit_test(reach_step_takes_starts_the_entrance_and_a_budget),
         cmocka_unit_test(reach_step_reports_bad_arguments_with_columns),

@@ -177,9 +177,22 @@ static void figures_match_the_reference_on_random_maps(void **state)
             if (fx[0] >= 0 && fx[1] >= 0) {
                 assert_int_equal(cg_grid_set_marker(g, fx[0], fy[0], CG_MARK_ENTRANCE), CG_OK);
                 assert_int_equal(cg_grid_set_marker(g, fx[1], fy[1], CG_MARK_EXIT), CG_OK);
-                int *dist = ref_distances(cells, w, h, fx[0], fy[0]);
+                /* Blocked cells on 8 % of the other floor: the path walks
+                 * around them (walls to it); the cave's figures count them as
+                 * floor (docs/placement.md, "Blocked cells"). */
+                uint8_t *walk = tu_alloc_cells(w, h);
+                memcpy(walk, cells, (size_t)w * (size_t)h);
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w; x++)
+                        if (floor_at(cells, w, h, x, y) &&
+                            cg_grid_marker(g, x, y) == CG_MARK_NONE && tu_unit(&rng) < 0.08) {
+                            assert_int_equal(cg_grid_set_marker(g, x, y, CG_MARK_BLOCKED), CG_OK);
+                            walk[(size_t)y * (size_t)w + (size_t)x] = 1;
+                        }
+                int *dist = ref_distances(walk, w, h, fx[0], fy[0]);
                 want_path = dist[fy[1] * w + fx[1]];
                 free(dist);
+                free(walk);
             }
             uint64_t regions, largest;
             ref_regions(cells, w, h, &regions, &largest);
@@ -194,6 +207,28 @@ static void figures_match_the_reference_on_random_maps(void **state)
             cg_grid_free(g);
             free(cells);
         }
+}
+
+static void the_path_never_enters_a_blocked_cell(void **state)
+{
+    (void)state;
+    /* Reach stops at the x, and so does the path: there is none. */
+    cg_grid *g = NULL;
+    cg_diag d = {0};
+    assert_int_equal(cg_read_ascii("#<.x.>#\n", 8, &g, &d), CG_OK);
+    assert_int_equal(cg_grid_marker(g, 3, 0), CG_MARK_BLOCKED);
+    cg_stats s = stats_of(g);
+    assert_int_equal(s.path_length, -1);
+    assert_int_equal(s.floor, 5); /* the x is floor to the cave's figures */
+    assert_int_equal(s.regions, 1);
+    cg_grid_free(g);
+    /* Around it: 6 steps instead of 4. */
+    static const char rows[] = "#######\n#<.x.>#\n#.....#\n#######\n";
+    assert_int_equal(cg_read_ascii(rows, sizeof rows - 1, &g, &d), CG_OK);
+    assert_int_equal(stats_of(g).path_length, 6);
+    assert_int_equal(cg_grid_set_marker(g, 3, 1, CG_MARK_NONE), CG_OK);
+    assert_int_equal(stats_of(g).path_length, 4);
+    cg_grid_free(g);
 }
 
 static void markers_are_listed_in_row_order(void **state)
@@ -279,6 +314,7 @@ int main(void)
         cmocka_unit_test(hand_computed_map_has_the_expected_figures),
         cmocka_unit_test(an_all_wall_map_has_no_floor_figures),
         cmocka_unit_test(figures_match_the_reference_on_random_maps),
+        cmocka_unit_test(the_path_never_enters_a_blocked_cell),
         cmocka_unit_test(markers_are_listed_in_row_order),
         cmocka_unit_test(classic_and_level_presets_make_one_cave),
     };

@@ -96,8 +96,11 @@ typedef enum cg_marker {
     CG_MARK_NONE = 0,
     CG_MARK_ENTRANCE, /* '<' */
     CG_MARK_EXIT,     /* '>' */
-    CG_MARK_POI,      /* '*' point of interest */
-    CG_MARK_BLOCKED   /* 'x' floor occupied by something; cannot be entered */
+    CG_MARK_POI,      /* '*' point of interest, or 'A'..'Z' one of a named kind
+                       * (cg_grid_marker_symbol) */
+    CG_MARK_BLOCKED   /* 'x' floor occupied by something: a unit's moves never enter
+                       * it (a unit may start on one); the cave's shape (regions,
+                       * floor counts) counts it as floor (docs/placement.md) */
 } cg_marker;
 
 /* Allocates a width x height grid, every cell wall, no markers.
@@ -136,6 +139,32 @@ cg_status cg_grid_marker_at(const cg_grid *grid, size_t index, uint32_t *x, uint
 /* Number of floor cells. */
 uint64_t cg_grid_floor_count(const cg_grid *grid);
 
+/* Kinds of points of interest (since 1.1; docs/placement.md, "Kinds of
+ * points"). A point of interest (CG_MARK_POI) is a plain point, written '*',
+ * or a point of a named kind, written with the kind's letter 'A'..'Z' (a
+ * `poi kind=chest` step names its letter; a letter read from an ASCII map is
+ * unnamed). */
+
+/* The ASCII character of the marker at (x, y): '<', '>', 'x', '*' for a
+ * plain point of interest, 'A'..'Z' for a point of a named kind; 0 when the
+ * cell has no marker or lies outside the map. */
+char cg_grid_marker_symbol(const cg_grid *grid, int64_t x, int64_t y);
+
+/* The name of the kind of points written `symbol` ('A'..'Z') on this map:
+ * the name a `poi kind=NAME` step or cg_grid_set_point gave the letter, or,
+ * when none did (a map read from ASCII), the letter itself ("A"). NULL for
+ * any other character ('*' included). The string belongs to the grid, valid
+ * until it is changed or freed. */
+const char *cg_grid_point_kind_name(const cg_grid *grid, char symbol);
+
+/* Places a point of interest at (x, y), replacing any marker there: symbol
+ * '*' a plain point (name must be NULL), or 'A'..'Z' a point of that kind,
+ * naming the kind `name` when not NULL (1..32 ASCII letters, digits, '_',
+ * '-', starting with a letter; not entrance, exit, poi or blocked). CG_EINVAL
+ * off the map, on a wall, for another symbol, an invalid name, or a letter
+ * the map already names otherwise; CG_ENOMEM. */
+cg_status cg_grid_set_point(cg_grid *grid, int64_t x, int64_t y, char symbol, const char *name);
+
 /* ---------------------------------------------------------------- reach */
 
 /* Reach (the reachable-cells article, docs/algorithms.md): from one or more
@@ -152,10 +181,11 @@ typedef struct cg_point {
 
 /* Computes the reach from starts[0..nstarts-1] within max_moves moves
  * (CG_MOVES_UNLIMITED: no budget) and attaches it to grid, replacing an
- * earlier one; writers overlay it. Starts must be inside the map, on floor
- * and not blocked (else CG_EINVAL, with a diag naming the start). The cost
- * is proportional to the area within max_moves of the starts, not to the
- * map. */
+ * earlier one; writers overlay it. Starts must be inside the map and on
+ * floor (else CG_EINVAL, with a diag naming the start); a start may be a
+ * blocked cell (the unit's own, at distance 0), and no other blocked cell
+ * is entered. The cost is proportional to the area within max_moves of the
+ * starts, not to the map. */
 cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts,
                         uint32_t max_moves, cg_diag *diag);
 
@@ -249,9 +279,12 @@ typedef struct cg_run_info {
 /* Runs the pipeline with options (NULL: all defaults, seed 0 and the
  * pipeline's default size). It starts from a copy of options->input if set,
  * else from an all-wall grid of width x height, enlarged for any `downscale`
- * steps. When a requirement (`entrance`, `exit`, `poi`, `require`) fails, the
- * whole pipeline runs again with the next attempt's seed (docs/placement.md),
- * up to max_attempts, then returns CG_EFAIL with diag naming the requirement.
+ * steps. When a requirement (`entrance`, `exit`, `poi`, `occupy`, `require`)
+ * fails, the whole pipeline runs again with the next attempt's seed
+ * (docs/placement.md), up to max_attempts, then returns CG_EFAIL with diag
+ * naming the requirement. A pipeline that cannot run whatever the seed (two
+ * kinds of points given one letter) returns CG_EINVAL at once, diag saying
+ * why.
  * In chunk mode a step that needs the whole map, an input map or a window too
  * large for its halo is CG_EINVAL with diag saying why. info (may be NULL) is
  * filled whatever the result. On success *out is a new grid the caller
@@ -292,9 +325,10 @@ typedef struct cg_stats {
     uint64_t regions;        /* 4-connected floor regions */
     uint64_t largest_region; /* cells of the largest one; 0 without floor */
     uint64_t dead_ends;      /* floor cells with exactly one floor 4-neighbour */
-    uint64_t points;         /* points of interest ('*' markers) */
-    int64_t path_length;     /* fewest 4-neighbour steps from the entrance to the exit;
-                              * -1 without both or when the exit is unreachable */
+    uint64_t points;         /* points of interest, of every kind ('*', 'A'..'Z') */
+    int64_t path_length;     /* fewest 4-neighbour steps from the entrance to the exit,
+                              * never entering a blocked cell; -1 without both or
+                              * when the exit is unreachable */
 } cg_stats;
 
 /* How cg_grid_stats works; zero-initialise for defaults. */
@@ -351,7 +385,9 @@ cg_status cg_preset_settings(const char *text, size_t len, char *out, size_t cap
 /* -------------------------------------------------------- input, output */
 
 /* Reads an ASCII map: '#' wall, '.' or ' ' floor, '<' '>' '*' 'x' floor with
- * a marker, reach distances '0'-'9' 'a'-'z' (except 'x') and '+' as floor.
+ * a marker, 'A'-'Z' floor with a point of interest of that letter's kind
+ * (unnamed: cg_grid_point_kind_name gives the letter), reach distances
+ * '0'-'9' 'a'-'z' (except 'x') and '+' as floor.
  * Rows end with "\n" or "\r\n"; all rows must have the same width. On
  * CG_EPARSE diag holds the line and column of the fault. */
 cg_status cg_read_ascii(const char *text, size_t len, cg_grid **out, cg_diag *diag);

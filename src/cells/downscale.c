@@ -152,7 +152,7 @@ static cg_status move_marks(const cg_grid *src, cg_grid *dst, unsigned k)
         uint32_t x = m->x / k, y = m->y / k;
         if (cg_grid_get(dst, x, y) != CG_FLOOR || cg_grid_marker(dst, x, y) != CG_MARK_NONE)
             continue;
-        cg_status st = cg_grid_set_marker(dst, x, y, (cg_marker)m->kind);
+        cg_status st = cg__grid_copy_mark(dst, x, y, src, m);
         if (st != CG_OK)
             return st;
     }

@@ -80,6 +80,15 @@ cg_status cg_grid_clone(cg_grid **out, const cg_grid *src)
         memcpy(g->marks, src->marks, src->nmarks * sizeof *g->marks);
         g->nmarks = g->capmarks = src->nmarks;
     }
+    if (src->kinds) {
+        g->kinds = cg__malloc(CG__KINDS * sizeof *g->kinds);
+        if (!g->kinds) {
+            cg_grid_free(g);
+            *out = NULL;
+            return CG_ENOMEM;
+        }
+        memcpy(g->kinds, src->kinds, CG__KINDS * sizeof *g->kinds);
+    }
     if (src->reach && cg__reach_clone(&g->reach, src->reach) != CG_OK) {
         cg_grid_free(g);
         *out = NULL;
@@ -95,6 +104,7 @@ void cg_grid_free(cg_grid *grid)
         return;
     cg__free(grid->mem);
     cg__free(grid->marks);
+    cg__free(grid->kinds);
     cg__reach_free(grid->reach);
     cg__free(grid);
 }
@@ -293,4 +303,118 @@ int cg__find_mark(const cg_grid *g, cg_marker kind, uint32_t *x, uint32_t *y)
             return 1;
         }
     return 0;
+}
+
+/* ------------------------------------------------------ kinds of points */
+
+int cg__kind_name_valid(const char *s, size_t len)
+{
+    static const char *const reserved[] = {"entrance", "exit", "poi", "blocked"};
+    if (len < 1 || len > CG__KIND_NAME_MAX)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = s[i];
+        int letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (!letter && (i == 0 || !((c >= '0' && c <= '9') || c == '_' || c == '-')))
+            return 0;
+    }
+    for (size_t k = 0; k < sizeof reserved / sizeof reserved[0]; k++)
+        if (strlen(reserved[k]) == len && memcmp(reserved[k], s, len) == 0)
+            return 0;
+    return 1;
+}
+
+static int kind_letter(uint8_t sym)
+{
+    return sym >= 'A' && sym <= 'Z';
+}
+
+const char *cg__grid_kind_name(const cg_grid *g, uint8_t sym)
+{
+    if (!kind_letter(sym) || !g->kinds || !g->kinds[sym - 'A'][0])
+        return NULL;
+    return g->kinds[sym - 'A'];
+}
+
+cg_status cg__grid_name_kind(cg_grid *g, uint8_t sym, const char *name, size_t len)
+{
+    if (!kind_letter(sym) || len > CG__KIND_NAME_MAX)
+        return CG_EINVAL;
+    const char *old = cg__grid_kind_name(g, sym);
+    if (old)
+        return strlen(old) == len && memcmp(old, name, len) == 0 ? CG_OK : CG_EINVAL;
+    if (!g->kinds) {
+        g->kinds = cg__calloc(CG__KINDS, sizeof *g->kinds);
+        if (!g->kinds)
+            return CG_ENOMEM;
+    }
+    memcpy(g->kinds[sym - 'A'], name, len);
+    g->kinds[sym - 'A'][len] = '\0';
+    return CG_OK;
+}
+
+cg_status cg__grid_copy_mark(cg_grid *dst, int64_t x, int64_t y, const cg_grid *src,
+                             const cg__mark *m)
+{
+    cg_status st = cg_grid_set_marker(dst, x, y, (cg_marker)m->kind);
+    if (st != CG_OK || m->sym == cg__mark_symbol((cg_marker)m->kind))
+        return st;
+    const char *name = cg__grid_kind_name(src, m->sym);
+    if (name && !cg__grid_kind_name(dst, m->sym) &&
+        (st = cg__grid_name_kind(dst, m->sym, name, strlen(name))) != CG_OK)
+        return st;
+    size_t i = mark_lower_bound(dst, (uint32_t)x, (uint32_t)y);
+    dst->marks[i].sym = m->sym;
+    return CG_OK;
+}
+
+char cg_grid_marker_symbol(const cg_grid *grid, int64_t x, int64_t y)
+{
+    if (!inside(grid, x, y))
+        return 0;
+    size_t i = mark_lower_bound(grid, (uint32_t)x, (uint32_t)y);
+    if (i < grid->nmarks && grid->marks[i].x == (uint32_t)x && grid->marks[i].y == (uint32_t)y)
+        return (char)grid->marks[i].sym;
+    return 0;
+}
+
+const char *cg_grid_point_kind_name(const cg_grid *grid, char symbol)
+{
+    /* A letter nobody named stands for itself: "A" for 'A'. */
+    static const char letters[CG__KINDS][2] = {
+        "A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K", "L", "M",
+        "N", "O", "P", "Q", "R", "S", "T", "U", "V", "W", "X", "Y", "Z"};
+    uint8_t sym = (uint8_t)symbol;
+    if (!kind_letter(sym))
+        return NULL;
+    const char *name = cg__grid_kind_name(grid, sym);
+    return name ? name : letters[sym - 'A'];
+}
+
+cg_status cg_grid_set_point(cg_grid *grid, int64_t x, int64_t y, char symbol, const char *name)
+{
+    uint8_t sym = (uint8_t)symbol;
+    if (!inside(grid, x, y) || cg_grid_get(grid, x, y) != CG_FLOOR)
+        return CG_EINVAL;
+    if (sym == '*') {
+        if (name)
+            return CG_EINVAL;
+        return cg_grid_set_marker(grid, x, y, CG_MARK_POI);
+    }
+    if (!kind_letter(sym))
+        return CG_EINVAL;
+    cg_status st = CG_OK;
+    if (name) {
+        size_t len = strlen(name);
+        if (!cg__kind_name_valid(name, len))
+            return CG_EINVAL;
+        /* Named first: a name without points yet is harmless if the
+         * marker then fails. */
+        if ((st = cg__grid_name_kind(grid, sym, name, len)) != CG_OK)
+            return st;
+    }
+    if ((st = cg_grid_set_marker(grid, x, y, CG_MARK_POI)) != CG_OK)
+        return st;
+    grid->marks[mark_lower_bound(grid, (uint32_t)x, (uint32_t)y)].sym = sym;
+    return CG_OK;
 }

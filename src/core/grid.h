@@ -31,6 +31,17 @@ static inline uint8_t cg__mark_symbol(cg_marker kind)
     return (unsigned)kind < sizeof chars ? (uint8_t)chars[kind] : (uint8_t)'?';
 }
 
+/* Named kinds of points of interest (docs/placement.md, "Kinds of
+ * points"): a point's sym is 'A'..'Z', and the map holds each letter's name.
+ * A name is 1..CG__KIND_NAME_MAX letters, digits, '_' or '-', starting with a
+ * letter, and none of the marker names entrance, exit, poi, blocked. */
+#define CG__KIND_NAME_MAX 32
+#define CG__KINDS 26
+typedef char cg__kind_name[CG__KIND_NAME_MAX + 1];
+
+/* Nonzero if s[0..len-1] may name a kind of points. */
+int cg__kind_name_valid(const char *s, size_t len);
+
 struct cg__reach; /* regions/reach.h */
 
 struct cg_grid {
@@ -41,6 +52,8 @@ struct cg_grid {
     cg__mark *marks; /* sorted by (y, x), at most one per cell */
     size_t nmarks, capmarks;
     struct cg__reach *reach; /* distances of the last reach, or NULL */
+    cg__kind_name *kinds;    /* CG__KINDS names of the letters 'A'..'Z' ("": unnamed, the
+                              * letter stands for itself), or NULL while none is named */
 };
 
 /* Word 0 of row y; valid for y in -CG__PAD .. h-1+CG__PAD, words -1 .. nw. */
@@ -91,5 +104,17 @@ void cg__grid_prune_marks(cg_grid *g);
 cg_status cg__grid_push_mark(cg_grid *g, uint32_t x, uint32_t y, cg_marker kind);
 /* The first marker of a kind in (y, x) order; 0 if there is none. */
 int cg__find_mark(const cg_grid *g, cg_marker kind, uint32_t *x, uint32_t *y);
+
+/* The name of kind letter sym ('A'..'Z') on g, or NULL while unnamed (and
+ * for any other sym). */
+const char *cg__grid_kind_name(const cg_grid *g, uint8_t sym);
+/* Names kind letter sym (a valid name, at most CG__KIND_NAME_MAX bytes);
+ * CG_EINVAL if it already has another name, CG_ENOMEM. */
+cg_status cg__grid_name_kind(cg_grid *g, uint8_t sym, const char *name, size_t len);
+/* Sets a marker of m's kind and symbol at (x, y) of dst (floor, and in the
+ * map), and gives dst the name src has for the symbol if dst has none: a
+ * marker moved from one grid to another (downscale). */
+cg_status cg__grid_copy_mark(cg_grid *dst, int64_t x, int64_t y, const cg_grid *src,
+                             const cg__mark *m);
 
 #endif

@@ -23,7 +23,8 @@ enum {
     CG__RAND_ENTRANCE = 3,
     CG__RAND_EXIT = 4,
     CG__RAND_POI = 5,
-    CG__RAND_MAZE = 6
+    CG__RAND_MAZE = 6,
+    CG__RAND_OCCUPY = 7
 };
 
 /* A stream of random numbers for steps whose decisions are sequential

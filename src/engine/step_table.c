@@ -15,6 +15,7 @@
     X(entrance)                                                                                    \
     X(exit)                                                                                        \
     X(poi)                                                                                         \
+    X(occupy)                                                                                      \
     X(require)                                                                                     \
     X(maze)                                                                                        \
     X(reach)                                                                                       \

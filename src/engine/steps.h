@@ -70,9 +70,17 @@ typedef struct cg__step {
         } downscale;
         struct {
             uint32_t count, spacing;
+            uint8_t sym;                      /* '*', or the kind's letter 'A'..'Z' */
+            char kind[CG__KIND_NAME_MAX + 1]; /* "" for plain points */
         } poi;
         struct {
-            uint32_t ppb; /* open>= threshold in parts per billion of the map */
+            uint32_t count, spacing;
+        } occupy;
+        struct {
+            int open;          /* open>= given */
+            uint32_t ppb;      /* open>= threshold in parts per billion of the map */
+            uint64_t regions;  /* regions= or regions<=: 0 when absent */
+            int regions_up_to; /* regions<=N: 1..N regions; regions=N: exactly N */
         } require;
         struct {
             uint64_t min; /* remove-floor / remove-walls: regions under min cells go */

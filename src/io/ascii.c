@@ -1,5 +1,6 @@
 /* io/ascii.c - the ASCII map format (docs/formats.md): '#' wall, '.' floor, '<'
- * entrance, '>' exit, '*' point of interest, 'x' blocked; one line per row. */
+ * entrance, '>' exit, '*' point of interest, 'A'..'Z' a point of a named
+ * kind, 'x' blocked; one line per row. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,10 +13,15 @@
 
 /* What a map character means: -1 unknown, else wall (1) or floor (0) with a
  * marker in *mark. Reach distances ('0'-'9', 'a'-'z' but 'x', '+') read as
- * floor, so an overlay can be read back as a map. */
+ * floor, so an overlay can be read back as a map. A capital letter is a
+ * point of that kind's letter, unnamed: the map does not say the name. */
 static int classify(unsigned char c, cg_marker *mark)
 {
     *mark = CG_MARK_NONE;
+    if (c >= 'A' && c <= 'Z') {
+        *mark = CG_MARK_POI;
+        return 0;
+    }
     switch (c) {
     case '#':
         return 1;
@@ -55,9 +61,10 @@ static size_t line_length(const char *s, size_t len, size_t *next)
 static cg_status bad_char(cg_diag *diag, int line, size_t col, unsigned char c)
 {
     if (c >= 0x21 && c < 0x7f)
-        cg__diag(diag, line, (int)col, "unexpected character '%c' (a map uses # . < > * x)", c);
+        cg__diag(diag, line, (int)col, "unexpected character '%c' (a map uses # . < > * x A-Z)",
+                 c);
     else
-        cg__diag(diag, line, (int)col, "unexpected byte 0x%02x (a map uses # . < > * x)", c);
+        cg__diag(diag, line, (int)col, "unexpected byte 0x%02x (a map uses # . < > * x A-Z)", c);
     return CG_EPARSE;
 }
 
@@ -124,6 +131,8 @@ cg_status cg_read_ascii(const char *text, size_t len, cg_grid **out, cg_diag *di
                     cg__diag(diag, 0, 0, "out of memory");
                     return st;
                 }
+                if (m == CG_MARK_POI)
+                    g->marks[g->nmarks - 1].sym = (uint8_t)text[pos + x];
             }
         }
         pos += next;

@@ -58,18 +58,31 @@ static void first_mark(cg__sink *s, const cg_grid *g, cg_marker kind)
     cg__sink_str(s, "null");
 }
 
-/* [{"x": X, "y": Y}, ...] of every marker of a kind, in (y, x) order. */
+/* [{"x": X, "y": Y}, ...] of every marker of a kind, in (y, x) order; a
+ * point of a named kind adds "kind" (its name, or its letter when the map
+ * does not name it) and "symbol" (its letter). Names are letters, digits,
+ * '_' and '-': nothing to escape. */
 static void all_marks(cg__sink *s, const cg_grid *g, cg_marker kind)
 {
     int first = 1;
     cg__sink_str(s, "[");
     for (size_t i = 0; i < g->nmarks; i++) {
-        if (g->marks[i].kind != kind)
+        const cg__mark *m = &g->marks[i];
+        if (m->kind != kind)
             continue;
         cg__sink_str(s, first ? "{\"x\": " : ", {\"x\": ");
-        cg__sink_u64(s, g->marks[i].x);
+        cg__sink_u64(s, m->x);
         cg__sink_str(s, ", \"y\": ");
-        cg__sink_u64(s, g->marks[i].y);
+        cg__sink_u64(s, m->y);
+        const char *name = cg_grid_point_kind_name(g, (char)m->sym);
+        if (kind == CG_MARK_POI && name) {
+            char letter[2] = {(char)m->sym, '\0'};
+            cg__sink_str(s, ", \"kind\": \"");
+            cg__sink_str(s, name);
+            cg__sink_str(s, "\", \"symbol\": \"");
+            cg__sink_str(s, letter);
+            cg__sink_str(s, "\"");
+        }
         cg__sink_str(s, "}");
         first = 0;
     }

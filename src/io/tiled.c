@@ -8,7 +8,8 @@
  *   - layer "reach" (only with an attached reach): a distance-ramp tile on
  *     each reached cell;
  *   - object layer "markers": one tile object per marker, named and typed
- *     entrance, exit, poi or blocked, drawn with that marker's tile;
+ *     entrance, exit, poi or blocked (a point of a named kind: the kind's
+ *     name), drawn with that marker's tile;
  *   - map properties: generator, and seed, run_seed, attempts, preset and
  *     preset_text when known.
  * The tileset is embedded in the map rather than kept in a .tsx/.tsj file:
@@ -193,6 +194,15 @@ cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag)
 /* ------------------------------------------------------------ the maps */
 
 static const char *const mark_names[] = {"", "entrance", "exit", "poi", "blocked"};
+
+/* An object's name and type: the marker's, or for a point of a named kind
+ * the kind's name (its letter when the map does not name it). Names are
+ * letters, digits, '_' and '-': nothing to escape in XML or JSON. */
+static const char *object_name(const cg_grid *g, const cg__mark *m)
+{
+    const char *kind = m->kind == CG_MARK_POI ? cg_grid_point_kind_name(g, (char)m->sym) : NULL;
+    return kind ? kind : mark_names[m->kind];
+}
 
 /* The reach distance of window cell (wx, wy), or CG_UNREACHED. */
 static uint32_t window_distance(const cg__reach *r, uint32_t wx, uint32_t wy)
@@ -383,9 +393,9 @@ static void tmx_markers(cg__sink *s, const cg_grid *g, unsigned id)
     for (size_t i = 0; i < g->nmarks; i++) {
         const cg__mark *m = &g->marks[i];
         str_u64(s, "  <object id=\"", i + 1, "\" name=\"");
-        cg__sink_str(s, mark_names[m->kind]);
+        cg__sink_str(s, object_name(g, m));
         cg__sink_str(s, "\" type=\"");
-        cg__sink_str(s, mark_names[m->kind]);
+        cg__sink_str(s, object_name(g, m));
         str_u64(s, "\" gid=\"", (uint64_t)m->kind + 2, "\" x=\"");
         object_xy(s, m, "\" y=\"", "\"");
         str_u64(s, " width=\"", TILE, "\"");
@@ -487,9 +497,9 @@ static void tmj_markers(cg__sink *s, const cg_grid *g, unsigned id)
         str_u64(s, i ? ",\n      {\"gid\": " : "\n      {\"gid\": ", (uint64_t)m->kind + 2, "");
         str_u64(s, ", \"height\": ", TILE, "");
         str_u64(s, ", \"id\": ", i + 1, ", \"name\": \"");
-        cg__sink_str(s, mark_names[m->kind]);
+        cg__sink_str(s, object_name(g, m));
         cg__sink_str(s, "\", \"rotation\": 0, \"type\": \"");
-        cg__sink_str(s, mark_names[m->kind]);
+        cg__sink_str(s, object_name(g, m));
         cg__sink_str(s, "\", \"visible\": true");
         str_u64(s, ", \"width\": ", TILE, ", \"x\": ");
         object_xy(s, m, ", \"y\": ", "}");

@@ -1,22 +1,10 @@
-/* place/place.c - placement on a cave (the level article, docs/algorithms.md): `entrance`, `exit`,
- * `poi count=K spacing=D`, `require open>=P%`, and the 4-connected searches
- * they share (flood fill, shortest path).
- *
- * The level article: "I take a point at random on a circle centred on the map, with a
- * radius large enough for the circle to lie entirely outside the map. I draw
- * a line from that point to the centre of the map, and the first empty cell
- * on that line is the level's entrance." Then the cells connected to the
- * entrance are listed, too few means starting again, and unconnected cells
- * are filled; the exit is found the same way from a point turned 120 to 240
- * degrees; points of interest are drawn from the shuffled connected cells,
- * each far enough from the entrance, the exit and the other points, and
- * too few means starting again. "Starting again" is the pipeline's attempts
- * (engine/pipeline.c): a step here that cannot be satisfied returns CG_EFAIL.
- *
- * Everything that decides a cell is integer arithmetic: angles are 65536
- * units per turn and their sines come from a fixed table, so every platform
- * casts the same rays. docs/placement.md gives the exact rules. */
-#include <stdio.h>
+/* place/place.c - what the placement steps of the level article share
+ * (docs/placement.md): the floor the entrance reaches, the spacing between
+ * markers, the candidate cells and the draws of a shuffle. The steps are
+ * one file each: entrance.c (`entrance`, `exit`), poi.c, occupy.c,
+ * require.c. A step that cannot be satisfied returns CG_EFAIL, and the
+ * pipeline starts again with its next attempt (engine/pipeline.c), as the
+ * article does. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,133 +12,8 @@
 #include "core/grid.h"
 #include "core/mem.h"
 #include "core/rng.h"
-#include "engine/steps.h"
+#include "place/place.h"
 #include "regions/flood.h"
-#include "regions/regions.h"
-
-/* ------------------------------------------------------------------ angles */
-
-#define TURN 65536u
-#define Q30 (INT64_C(1) << 30)
-
-/* sin(i * pi / 512) * 2^30, rounded, for i = 0..256: a quarter turn in 256
- * steps of 64 angle units. Computed once with 50-digit decimal arithmetic
- * (the Python line is in docs/placement.md) and fixed here so that no
- * platform's libm takes part in placing a cell. */
-static const int32_t sin_table[257] = {
-    0,          6588356,    13176464,   19764076,   26350943,   32936819,   39521455,   46104602,
-    52686014,   59265442,   65842639,   72417357,   78989349,   85558366,   92124163,   98686491,
-    105245103,  111799753,  118350194,  124896179,  131437462,  137973796,  144504935,  151030634,
-    157550647,  164064728,  170572633,  177074115,  183568930,  190056834,  196537583,  203010932,
-    209476638,  215934457,  222384147,  228825464,  235258165,  241682010,  248096755,  254502159,
-    260897982,  267283981,  273659918,  280025552,  286380643,  292724951,  299058239,  305380268,
-    311690799,  317989595,  324276419,  330551034,  336813204,  343062693,  349299266,  355522689,
-    361732726,  367929144,  374111709,  380280190,  386434353,  392573967,  398698801,  404808624,
-    410903207,  416982319,  423045732,  429093217,  435124548,  441139496,  447137835,  453119340,
-    459083786,  465030947,  470960600,  476872522,  482766489,  488642281,  494499676,  500338453,
-    506158392,  511959275,  517740883,  523502998,  529245404,  534967884,  540670223,  546352205,
-    552013618,  557654248,  563273883,  568872310,  574449320,  580004702,  585538248,  591049748,
-    596538995,  602005783,  607449906,  612871159,  618269338,  623644239,  628995660,  634323400,
-    639627258,  644907034,  650162530,  655393548,  660599890,  665781362,  670937767,  676068911,
-    681174602,  686254647,  691308855,  696337036,  701339000,  706314559,  711263525,  716185713,
-    721080937,  725949013,  730789757,  735602987,  740388522,  745146182,  749875788,  754577161,
-    759250125,  763894504,  768510122,  773096806,  777654384,  782182683,  786681534,  791150767,
-    795590213,  799999706,  804379079,  808728167,  813046808,  817334838,  821592095,  825818421,
-    830013654,  834177638,  838310216,  842411232,  846480531,  850517961,  854523370,  858496606,
-    862437520,  866345964,  870221790,  874064853,  877875009,  881652112,  885396022,  889106597,
-    892783698,  896427186,  900036924,  903612776,  907154608,  910662286,  914135678,  917574653,
-    920979082,  924348837,  927683790,  930983817,  934248793,  937478595,  940673101,  943832191,
-    946955747,  950043650,  953095785,  956112036,  959092290,  962036435,  964944360,  967815955,
-    970651112,  973449725,  976211688,  978936898,  981625251,  984276646,  986890984,  989468165,
-    992008094,  994510675,  996975812,  999403415,  1001793390, 1004145648, 1006460100, 1008736660,
-    1010975242, 1013175761, 1015338134, 1017462281, 1019548121, 1021595575, 1023604567, 1025575020,
-    1027506862, 1029400018, 1031254418, 1033069992, 1034846671, 1036584389, 1038283080, 1039942680,
-    1041563127, 1043144360, 1044686319, 1046188946, 1047652185, 1049075980, 1050460278, 1051805027,
-    1053110176, 1054375676, 1055601479, 1056787540, 1057933813, 1059040255, 1060106826, 1061133483,
-    1062120190, 1063066909, 1063973603, 1064840240, 1065666786, 1066453210, 1067199483, 1067905576,
-    1068571464, 1069197120, 1069782521, 1070327646, 1070832474, 1071296985, 1071721163, 1072104991,
-    1072448455, 1072751542, 1073014240, 1073236540, 1073418433, 1073559913, 1073660973, 1073721611,
-    1073741824,
-};
-
-/* sin(2 pi a / 65536) * 2^30, linearly interpolated between table entries
- * (error below 5e-6). */
-static int64_t sin_q30(uint32_t a)
-{
-    a &= TURN - 1;
-    uint32_t q = a >> 14, r = a & 0x3FFF;
-    if (q & 1)
-        r = 0x4000 - r; /* second and fourth quarters mirror the first */
-    uint32_t i = r >> 6, f = r & 63;
-    int64_t v = sin_table[i];
-    if (f)
-        v += ((int64_t)(sin_table[i + 1] - sin_table[i]) * f) / 64;
-    return q >= 2 ? -v : v;
-}
-
-static int64_t cos_q30(uint32_t a)
-{
-    return sin_q30(a + TURN / 4);
-}
-
-/* v / 2^30 rounded to nearest, halves away from zero (no shift of a
- * negative number, whose meaning C leaves to the implementation). */
-static int64_t round_q30(int64_t v)
-{
-    return v >= 0 ? (v + Q30 / 2) / Q30 : -((-v + Q30 / 2) / Q30);
-}
-
-/* ------------------------------------------------------------ ray casting */
-
-/* The level article's ray: from the point at `angle` on a circle around the map's
- * centre cell, of radius w + h + 2 (beyond the farthest corner), along the
- * straight line through the centre to the mirror point on the other side
- * (if the ray meets no floor before the centre, it keeps walking through
- * it). Bresenham's
- * stepping visits the centre cell itself, since the line's exact position
- * there is a whole cell. The first floor cell inside the map that has no
- * marker and, if allowed is given, is floor in allowed, goes to (*x, *y). */
-static int ray_cast(const cg_grid *g, const cg_grid *allowed, uint32_t angle, uint32_t *x,
-                    uint32_t *y)
-{
-    const int64_t w = g->w, h = g->h;
-    const int64_t cx = (w - 1) / 2, cy = (h - 1) / 2, radius = w + h + 2;
-    /* Angles turn anticlockwise on screen from east: y grows downwards. */
-    int64_t x0 = cx + round_q30(radius * cos_q30(angle));
-    int64_t y0 = cy - round_q30(radius * sin_q30(angle));
-    int64_t x1 = 2 * cx - x0, y1 = 2 * cy - y0;
-    int64_t ax = x1 > x0 ? x1 - x0 : x0 - x1, ay = y1 > y0 ? y1 - y0 : y0 - y1;
-    int64_t sx = x0 < x1 ? 1 : -1, sy = y0 < y1 ? 1 : -1;
-    int64_t err = ax - ay;
-    for (;;) {
-        if (cg__is_floor(g, x0, y0) && cg_grid_marker(g, x0, y0) == CG_MARK_NONE &&
-            (!allowed || !cg__bit(cg__row(allowed, y0), (uint64_t)x0))) {
-            *x = (uint32_t)x0;
-            *y = (uint32_t)y0;
-            return 1;
-        }
-        if (x0 == x1 && y0 == y1)
-            return 0;
-        int64_t e2 = 2 * err;
-        if (e2 > -ay) {
-            err -= ay;
-            x0 += sx;
-        }
-        if (e2 < ax) {
-            err += ax;
-            y0 += sy;
-        }
-    }
-}
-
-static void remove_marks(cg_grid *g, cg_marker kind)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < g->nmarks; i++)
-        if (g->marks[i].kind != kind)
-            g->marks[n++] = g->marks[i];
-    g->nmarks = n;
-}
 
 /* Whether the map is still what `entrance` left: then all its floor is
  * connected to the entrance and no flood fill is needed. */
@@ -161,10 +24,7 @@ static int unchanged_since_entrance(const cg__run *run, uint32_t x, uint32_t y)
            memcmp(c->mem, g->mem, g->stride * ((size_t)g->h + 2 * CG__PAD) * sizeof *g->mem) == 0;
 }
 
-/* The floor connected to the map's entrance marker. *have: there is one.
- * *region: a new grid holding that floor, or NULL when it is all the floor
- * of the map (or there is no entrance). *count: its cells. */
-static cg_status entrance_region(const cg__run *run, cg_grid **region, int *have, uint64_t *count)
+cg_status cg__entrance_region(const cg__run *run, cg_grid **region, int *have, uint64_t *count)
 {
     const cg_grid *g = run->grid;
     uint32_t x, y;
@@ -173,13 +33,13 @@ static cg_status entrance_region(const cg__run *run, cg_grid **region, int *have
     *have = cg__find_mark(g, CG_MARK_ENTRANCE, &x, &y);
     if (!*have)
         return CG_OK;
-    if (unchanged_since_entrance(run, x, y)) {
+    if (!cg__has_blocked(g) && unchanged_since_entrance(run, x, y)) {
         *count = cg_grid_floor_count(g);
         return CG_OK;
     }
     cg_status st = cg__grid_new_like(region, g);
     if (st == CG_OK)
-        st = cg__flood(g, x, y, *region, count);
+        st = cg__flood_moves(g, x, y, *region, count);
     if (st != CG_OK) {
         cg_grid_free(*region);
         *region = NULL;
@@ -187,126 +47,14 @@ static cg_status entrance_region(const cg__run *run, cg_grid **region, int *have
     return st;
 }
 
-static cg_status out_of_memory(const cg__step *step, cg__run *run, cg_status st)
+cg_status cg__place_oom(const cg__step *step, cg__run *run, cg_status st)
 {
     cg__diag(run->diag, step->line, step->column, "%s: out of memory for a %ux%u map",
              step->def->name, run->grid->w, run->grid->h);
     return st;
 }
 
-/* ------------------------------------------------------ entrance and exit */
-
-static cg_status run_entrance(const cg__step *step, cg__run *run)
-{
-    cg_grid *g = run->grid;
-    cg__rng rng = {cg__step_rand_key(step, run->seed)};
-    uint32_t angle = cg__rng_below(&rng, TURN), x, y;
-    remove_marks(g, CG_MARK_ENTRANCE); /* one entrance per map */
-    if (!ray_cast(g, NULL, angle, &x, &y)) {
-        run->fail_score = 0;
-        cg__diag(run->diag, step->line, step->column,
-                 "entrance: no floor cell on the ray across the map");
-        return CG_EFAIL;
-    }
-    /* The level article, D: the floor not connected to the entrance is filled. */
-    cg_grid *region = NULL;
-    uint64_t count;
-    cg_status st = cg__grid_new_like(&region, g);
-    if (st == CG_OK)
-        st = cg__flood(g, x, y, region, &count);
-    if (st != CG_OK) {
-        cg_grid_free(region);
-        return out_of_memory(step, run, st);
-    }
-    cg__grid_swap_cells(g, region);
-    cg__grid_prune_marks(g);
-    cg_grid_clear_reach(g);
-    if ((st = cg_grid_set_marker(g, x, y, CG_MARK_ENTRANCE)) != CG_OK) {
-        cg_grid_free(region);
-        return out_of_memory(step, run, st);
-    }
-    /* Keep these cells: `require`, `exit` and `poi` need the floor connected
-     * to the entrance, which is all of it until a step changes the map. */
-    memcpy(region->mem, g->mem, g->stride * ((size_t)g->h + 2 * CG__PAD) * sizeof *g->mem);
-    cg_grid_free(run->connected);
-    run->connected = region;
-    run->connected_x = x;
-    run->connected_y = y;
-    run->have_entrance_angle = 1;
-    run->entrance_angle = angle;
-    return CG_OK;
-}
-
-static cg_status run_exit(const cg__step *step, cg__run *run)
-{
-    cg_grid *g = run->grid;
-    cg__rng rng = {cg__step_rand_key(step, run->seed)};
-    /* 120 to 240 degrees from the entrance's angle: 21846..43690 units,
-     * the whole angles of the closed range. Without an entrance in this
-     * run, any angle. */
-    uint32_t angle = run->have_entrance_angle
-                         ? (run->entrance_angle + 21846 + cg__rng_below(&rng, 21845)) & (TURN - 1)
-                         : cg__rng_below(&rng, TURN);
-    uint32_t x, y;
-    remove_marks(g, CG_MARK_EXIT);
-    /* Only cells the entrance reaches: right after `entrance` that is all
-     * the floor, but steps in between may have changed the map. */
-    cg_grid *region = NULL;
-    uint64_t count;
-    int have_entrance;
-    cg_status st = entrance_region(run, &region, &have_entrance, &count);
-    if (st != CG_OK)
-        return out_of_memory(step, run, st);
-    int found = ray_cast(g, region, angle, &x, &y);
-    cg_grid_free(region);
-    if (!found) {
-        run->fail_score = 0;
-        cg__diag(run->diag, step->line, step->column,
-                 "exit: no floor cell on the ray across the map%s",
-                 have_entrance ? " that the entrance reaches" : "");
-        return CG_EFAIL;
-    }
-    if ((st = cg_grid_set_marker(g, x, y, CG_MARK_EXIT)) != CG_OK)
-        return out_of_memory(step, run, st);
-    return CG_OK;
-}
-
-/* ------------------------------------------------------ points of interest */
-
-#define POI_MAX_COUNT 100000
-#define POI_MAX_SPACING (2 * CG_MAX_DIM)
-
-enum { POI_COUNT, POI_SPACING };
-
-static cg_status parse_poi(cg__step *step, const cg__args *a, cg_diag *diag)
-{
-    long count, spacing = 0;
-    if (!a->values[POI_COUNT].s)
-        return cg__step_missing(step, a, "count=", diag);
-    if (cg__parse_int(&a->values[POI_COUNT], a->line, "count", 1, POI_MAX_COUNT, &count, diag) ||
-        (a->values[POI_SPACING].s && cg__parse_int(&a->values[POI_SPACING], a->line, "spacing", 0,
-                                                   POI_MAX_SPACING, &spacing, diag)))
-        return CG_EPARSE;
-    step->u.poi.count = (uint32_t)count;
-    step->u.poi.spacing = (uint32_t)spacing;
-    return CG_OK;
-}
-
-/* The points placed so far, bucketed by cells of side `spacing` so a new
- * point is checked against the 3x3 buckets around it only: any point closer
- * than `spacing` lies there. Open addressing over bucket coordinates. */
-typedef struct points {
-    uint64_t *xy;   /* packed cells */
-    uint32_t *next; /* chain within a bucket; UINT32_MAX ends it */
-    uint32_t n;
-    uint64_t *keys;    /* bucket key + 1; 0 = empty slot */
-    uint32_t *heads;   /* first point of the slot's bucket */
-    size_t mask;       /* slots - 1 */
-    uint64_t side;     /* bucket side: max(spacing, 1) */
-    uint64_t spacing2; /* spacing squared */
-} points;
-
-static cg_status points_init(points *p, size_t max, uint64_t spacing)
+cg_status cg__points_init(cg__points *p, size_t max, uint64_t spacing)
 {
     memset(p, 0, sizeof *p);
     if (max >= UINT32_MAX / 4)
@@ -324,7 +72,7 @@ static cg_status points_init(points *p, size_t max, uint64_t spacing)
     return p->xy && p->next && p->keys && p->heads ? CG_OK : CG_ENOMEM;
 }
 
-static void points_free(points *p)
+void cg__points_free(cg__points *p)
 {
     cg__free(p->xy);
     cg__free(p->next);
@@ -333,7 +81,7 @@ static void points_free(points *p)
 }
 
 /* The slot of bucket (bx, by): where it is, or the empty slot it would take. */
-static size_t points_slot(const points *p, uint64_t bx, uint64_t by)
+static size_t points_slot(const cg__points *p, uint64_t bx, uint64_t by)
 {
     uint64_t key = cg__pack_xy(bx, by) + 1;
     size_t i = (size_t)cg__mix64(key) & p->mask;
@@ -342,7 +90,7 @@ static size_t points_slot(const points *p, uint64_t bx, uint64_t by)
     return i;
 }
 
-static int points_far(const points *p, uint64_t x, uint64_t y)
+int cg__points_far(const cg__points *p, uint64_t x, uint64_t y)
 {
     uint64_t bx = x / p->side, by = y / p->side;
     for (uint64_t j = by ? by - 1 : 0; j <= by + 1; j++)
@@ -360,7 +108,7 @@ static int points_far(const points *p, uint64_t x, uint64_t y)
     return 1;
 }
 
-static void points_add(points *p, uint64_t x, uint64_t y)
+void cg__points_add(cg__points *p, uint64_t x, uint64_t y)
 {
     size_t s = points_slot(p, x / p->side, y / p->side);
     if (!p->keys[s]) {
@@ -378,8 +126,7 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Adds n POI markers (packed cells, free of markers) keeping (y, x) order. */
-static cg_status add_points(cg_grid *g, uint64_t *cells, size_t n)
+cg_status cg__add_marks(cg_grid *g, uint64_t *cells, size_t n, cg_marker kind, uint8_t sym)
 {
     qsort(cells, n, sizeof *cells, cmp_u64); /* packed y << 32 | x sorts by (y, x) */
     size_t total = g->nmarks + n;
@@ -392,7 +139,7 @@ static cg_status add_points(cg_grid *g, uint64_t *cells, size_t n)
             m[k++] = g->marks[i++];
         } else {
             m[k++] = (cg__mark){(uint32_t)(cells[j] & 0xFFFFFFFFu), (uint32_t)(cells[j] >> 32),
-                                (uint8_t)CG_MARK_POI, cg__mark_symbol(CG_MARK_POI)};
+                                (uint8_t)kind, sym};
             j++;
         }
     }
@@ -402,9 +149,7 @@ static cg_status add_points(cg_grid *g, uint64_t *cells, size_t n)
     return CG_OK;
 }
 
-/* The candidate cells in scan order: floor in `from` (the entrance's region,
- * or the map) without a marker in g. */
-static cg_status list_candidates(const cg_grid *g, const cg_grid *from, uint64_t **out, size_t *n)
+cg_status cg__list_candidates(const cg_grid *g, const cg_grid *from, uint64_t **out, size_t *n)
 {
     uint64_t floor = cg_grid_floor_count(from);
     *out = NULL;
@@ -435,9 +180,7 @@ static cg_status list_candidates(const cg_grid *g, const cg_grid *from, uint64_t
     return CG_OK;
 }
 
-/* Uniform in 0..n-1: cg__rng_below while n fits 32 bits; beyond (maps of
- * more than 2^32 floor cells), rejection from a power-of-two mask. */
-static uint64_t below64(cg__rng *rng, uint64_t n)
+uint64_t cg__below64(cg__rng *rng, uint64_t n)
 {
     if (n <= UINT32_MAX)
         return cg__rng_below(rng, (uint32_t)n);
@@ -448,173 +191,50 @@ static uint64_t below64(cg__rng *rng, uint64_t n)
     return v;
 }
 
-static cg_status run_poi(const cg__step *step, cg__run *run)
+cg_status cg__draw_cells(const cg__step *step, cg__run *run, const cg__draw *d, uint64_t **out,
+                         uint32_t *taken)
 {
     cg_grid *g = run->grid;
-    const uint32_t count = step->u.poi.count;
-    const uint64_t spacing = step->u.poi.spacing;
     cg_grid *region = NULL;
     uint64_t *cells = NULL;
     size_t n = 0;
     uint64_t reached;
     int have_entrance;
-    points p = {0};
-    cg_status st = entrance_region(run, &region, &have_entrance, &reached);
+    cg__points p = {0};
+    *out = NULL;
+    *taken = 0;
+    cg_status st = cg__entrance_region(run, &region, &have_entrance, &reached);
     if (st == CG_OK)
-        st = list_candidates(g, region ? region : g, &cells, &n);
+        st = cg__list_candidates(g, region ? region : g, &cells, &n);
     cg_grid_free(region);
     if (st == CG_OK)
-        st = points_init(&p, g->nmarks + count, spacing);
+        st = cg__points_init(&p, g->nmarks + d->count, d->spacing);
     if (st != CG_OK) {
         cg__free(cells);
-        points_free(&p);
-        return out_of_memory(step, run, st);
+        cg__points_free(&p);
+        return st;
     }
-    /* Spacing counts from the entrance, the exit and every point. */
-    for (size_t i = 0; i < g->nmarks; i++) {
-        const cg__mark *m = &g->marks[i];
-        if (m->kind == CG_MARK_ENTRANCE || m->kind == CG_MARK_EXIT || m->kind == CG_MARK_POI)
-            points_add(&p, m->x, m->y);
-    }
-    /* The level article, F: shuffle the connected cells and take them one by one.
-     * Fisher-Yates drawn lazily: the i-th pick is the i-th cell of the full
-     * shuffle, and only as many draws are made as cells are looked at. */
+    for (size_t i = 0; i < g->nmarks; i++)
+        if (d->counts(&g->marks[i]))
+            cg__points_add(&p, g->marks[i].x, g->marks[i].y);
+    /* The level article, F: shuffle the connected cells and take them one by
+     * one. A cell taken is kept at the front: cells[0 .. chosen-1], all
+     * among the ones already looked at. */
     cg__rng rng = {cg__step_rand_key(step, run->seed)};
     uint32_t chosen = 0;
-    uint32_t first = p.n;
-    for (size_t i = 0; i < n && chosen < count; i++) {
-        size_t j = i + (size_t)below64(&rng, n - i);
+    for (size_t i = 0; i < n && chosen < d->count; i++) {
+        size_t j = i + (size_t)cg__below64(&rng, n - i);
         uint64_t c = cells[j];
         cells[j] = cells[i];
         cells[i] = c;
         uint64_t x = c & 0xFFFFFFFFu, y = c >> 32;
-        if (points_far(&p, x, y)) {
-            points_add(&p, x, y);
-            chosen++;
+        if (cg__points_far(&p, x, y) && (!d->fits || d->fits(d->ctx, x, y))) {
+            cg__points_add(&p, x, y);
+            cells[chosen++] = c;
         }
     }
-    cg__free(cells);
-    if (chosen < count) {
-        points_free(&p);
-        run->fail_score = chosen;
-        cg__diag(run->diag, step->line, step->column, "poi count=%u spacing=%u: only %u fit", count,
-                 (unsigned)spacing, chosen);
-        return CG_EFAIL;
-    }
-    st = add_points(g, p.xy + first, chosen);
-    points_free(&p);
-    return st == CG_OK ? CG_OK : out_of_memory(step, run, st);
+    cg__points_free(&p);
+    *out = cells;
+    *taken = chosen;
+    return CG_OK;
 }
-
-/* ------------------------------------------------------------ requirements */
-
-enum { REQUIRE_OPEN };
-
-static cg_status parse_require(cg__step *step, const cg__args *a, cg_diag *diag)
-{
-    /* "open>=P%" splits at its '=' like any key=value, so the key is "open>". */
-    if (!a->values[REQUIRE_OPEN].s)
-        return cg__step_missing(step, a, "open>=PERCENT", diag);
-    return cg__parse_percent(&a->values[REQUIRE_OPEN], a->line, "open", &step->u.require.ppb, diag);
-}
-
-/* a * b < c * d for 64-bit operands, exactly (128-bit products from 32-bit
- * halves: C11 has no wider integer). */
-static void mul128(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
-{
-    uint64_t al = a & 0xFFFFFFFFu, ah = a >> 32, bl = b & 0xFFFFFFFFu, bh = b >> 32;
-    uint64_t ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
-    uint64_t mid = (ll >> 32) + (lh & 0xFFFFFFFFu) + (hl & 0xFFFFFFFFu);
-    *lo = (ll & 0xFFFFFFFFu) | mid << 32;
-    *hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
-}
-
-static int product_less(uint64_t a, uint64_t b, uint64_t c, uint64_t d)
-{
-    uint64_t h1, l1, h2, l2;
-    mul128(a, b, &h1, &l1);
-    mul128(c, d, &h2, &l2);
-    return h1 < h2 || (h1 == h2 && l1 < l2);
-}
-
-/* A percentage in parts per billion as typed: "45", "47.5". */
-static void format_ppb(char *buf, size_t cap, uint32_t ppb)
-{
-    uint32_t whole = ppb / 10000000u, frac = ppb % 10000000u;
-    int digits = 7;
-    while (frac && frac % 10 == 0) {
-        frac /= 10;
-        digits--;
-    }
-    if (frac)
-        snprintf(buf, cap, "%u.%0*u", whole, digits, frac);
-    else
-        snprintf(buf, cap, "%u", whole);
-}
-
-static cg_status run_require(const cg__step *step, cg__run *run)
-{
-    /* The level article, D: "if there are not enough [connected cells], I start again
-     * from scratch". Open = the floor connected to the entrance; without an
-     * entrance, the largest floor region. */
-    cg_grid *g = run->grid;
-    cg_grid *region = NULL;
-    uint64_t open = 0, regions;
-    int have_entrance;
-    cg_status st = entrance_region(run, &region, &have_entrance, &open);
-    if (st == CG_OK && !have_entrance)
-        st = cg__floor_regions(g, &regions, &open);
-    cg_grid_free(region);
-    if (st != CG_OK)
-        return out_of_memory(step, run, st);
-    uint64_t total = (uint64_t)g->w * g->h;
-    if (!product_less(open, 1000000000u, step->u.require.ppb, total))
-        return CG_OK;
-    /* Tenths of a percent, rounded down so a failure never reads as the
-     * threshold itself. */
-    uint64_t tenths = open * 1000 / total;
-    char want[32];
-    format_ppb(want, sizeof want, step->u.require.ppb);
-    run->fail_score = open;
-    cg__diag(run->diag, step->line, step->column,
-             "require open>=%s%%: %llu.%llu%% of the map is open%s", want,
-             (unsigned long long)(tenths / 10), (unsigned long long)(tenths % 10),
-             have_entrance ? " from the entrance" : " in its largest region");
-    return CG_EFAIL;
-}
-
-/* ------------------------------------------------------------ the steps */
-
-/* A flood of the map is made while it runs and kept as run->connected. */
-const cg__step_def cg__step_entrance = {
-    .name = "entrance",
-    .usage = "entrance",
-    .rand_kind = CG__RAND_ENTRANCE,
-    .keeps_region = 1,
-    .run = run_entrance,
-};
-
-const cg__step_def cg__step_exit = {
-    .name = "exit",
-    .usage = "exit",
-    .rand_kind = CG__RAND_EXIT,
-    .run = run_exit,
-};
-
-const cg__step_def cg__step_poi = {
-    .name = "poi",
-    .usage = "poi count=K [spacing=D]",
-    .keys = {[POI_COUNT] = "count", [POI_SPACING] = "spacing"},
-    .rand_kind = CG__RAND_POI,
-    .parse = parse_poi,
-    .run = run_poi,
-};
-
-/* "open>=P%" splits at its '=' like any key=value: the key is "open>". */
-const cg__step_def cg__step_require = {
-    .name = "require",
-    .usage = "require open>=PERCENT",
-    .keys = {[REQUIRE_OPEN] = "open>"},
-    .parse = parse_require,
-    .run = run_require,
-};

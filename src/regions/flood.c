@@ -1,6 +1,9 @@
 /* flood.c - the 4-connected searches over floor that placement and the
  * figures share: a flood fill by runs of a row and a breadth-first shortest
- * path (regions/flood.h). Markers are floor. */
+ * path (regions/flood.h). The rule for blocked cells (docs/placement.md,
+ * "Blocked cells"): the cave's shape counts them as floor (cg__flood); a
+ * unit's moves never enter them, though it may start on one
+ * (cg__flood_moves, cg__path_length). Every other marker is floor. */
 #include "core/grid.h"
 #include <string.h>
 
@@ -137,6 +140,43 @@ cg_status cg__flood(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reached, 
     return st;
 }
 
+int cg__has_blocked(const cg_grid *g)
+{
+    for (size_t i = 0; i < g->nmarks; i++)
+        if (g->marks[i].kind == CG_MARK_BLOCKED)
+            return 1;
+    return 0;
+}
+
+/* A copy of g's cells (no markers) in which every blocked cell but (sx, sy)
+ * is wall: what a unit standing on (sx, sy) can walk on. */
+static cg_status walkable_copy(const cg_grid *g, uint32_t sx, uint32_t sy, cg_grid **out)
+{
+    cg_status st = cg__grid_new_like(out, g);
+    if (st != CG_OK)
+        return st;
+    memcpy((*out)->mem, g->mem, g->stride * ((size_t)g->h + 2 * CG__PAD) * sizeof *g->mem);
+    for (size_t i = 0; i < g->nmarks; i++) {
+        const cg__mark *m = &g->marks[i];
+        if (m->kind == CG_MARK_BLOCKED && !(m->x == sx && m->y == sy))
+            cg__row(*out, m->y)[m->x >> 6] |= UINT64_C(1) << (m->x & 63);
+    }
+    return CG_OK;
+}
+
+cg_status cg__flood_moves(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reached,
+                          uint64_t *count)
+{
+    if (!cg__has_blocked(g))
+        return cg__flood(g, x, y, reached, count);
+    cg_grid *walk = NULL;
+    cg_status st = walkable_copy(g, x, y, &walk);
+    if (st == CG_OK)
+        st = cg__flood(walk, x, y, reached, count);
+    cg_grid_free(walk);
+    return st;
+}
+
 cg_status cg__path_length(const cg_grid *g, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1,
                           int64_t *length)
 {
@@ -152,11 +192,11 @@ cg_status cg__path_length(const cg_grid *g, uint32_t x0, uint32_t y0, uint32_t x
         *length = 0;
         return CG_OK;
     }
+    /* Blocked cells are walls to it, but for the start (a unit's own cell). */
     cg_grid *open = NULL;
-    cg_status st = cg__grid_new_like(&open, g);
+    cg_status st = walkable_copy(g, x0, y0, &open);
     if (st != CG_OK)
         return st;
-    memcpy(open->mem, g->mem, g->stride * ((size_t)g->h + 2 * CG__PAD) * sizeof *g->mem);
     const ptrdiff_t stride = (ptrdiff_t)g->stride;
     uint64_t *base = cg__row(open, 0) - 1; /* bit (x + 64) of row y: base + y*stride */
     const uint64_t target = cg__pack_xy((uint64_t)x1 + 64, y1);

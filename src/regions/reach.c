@@ -223,7 +223,8 @@ static cg_status search_queue(cg__reach *r, const bitwin *fr, const cg_point *st
     const size_t stride = r->stride;
     for (size_t i = 0; i < nstarts; i++) {
         uint32_t *d = dist_at(r, starts[i].x - r->x0, starts[i].y - r->y0);
-        if (*d == UNSEEN) {
+        /* A start may be a blocked cell: the unit's own (docs/reach.md). */
+        if (*d == UNSEEN || *d == CG__DIST_BLOCKED) {
             *d = 0;
             queue[tail++] = (uint32_t)(d - r->dist);
         }
@@ -272,8 +273,6 @@ cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts, u
             why = "outside the map";
         else if (cg_grid_get(grid, x, y) == CG_WALL)
             why = "a wall";
-        else if (cg_grid_marker(grid, x, y) == CG_MARK_BLOCKED)
-            why = "a blocked cell";
         if (why) {
             cg__diag(diag, 0, 0, "reach start %u,%u is %s", x, y, why);
             return CG_EINVAL;

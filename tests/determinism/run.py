@@ -178,6 +178,11 @@ def pipeline_cases():
         "connect-width": ["-p", "type4", "--step", "connect width=3"],
         "place": ["-p", "type1", "--step", "entrance", "--step", "exit", "--step", "poi count=5 spacing=6"],
         "require": ["-p", "type2", "--step", "entrance", "--step", "require open>=20%"],
+        "kinds": ["-p", "type1", "--step", "entrance", "--step", "poi kind=chest count=4 spacing=6",
+                  "--step", "poi kind=key count=2 spacing=4 symbol=Q", "--step", "poi count=3"],
+        "occupy": ["-p", "type1", "--step", "entrance", "--step", "exit", "--step", "occupy count=12 spacing=3",
+                   "--reach", "entrance", "--stats"],
+        "require-regions": ["-p", "type2", "--step", "keep-largest", "--step", "require regions=1"],
         "maze-plain": ["--size", "41x25", "--step", "maze"],
         "maze-loops": ["--size", "41x25", "--step", "maze loops"],
         "maze-connected": ["--size", "41x25", "--step", "maze connected no-isolated"],
@@ -205,6 +210,10 @@ def input_cases():
     yield Case("input/markers-reach", ["-i", "markers.txt", "--reach", "entrance"])
     yield Case("input/markers-png", ["-i", "markers.txt", "-o", "m.png"])
     yield Case("input/markers-json", ["-i", "markers.txt", "-f", "json"])
+    yield Case("input/kinds-json", ["-i", "in.txt", "-s", "3", "--step", "entrance", "--step",
+                                    "poi kind=chest count=3 spacing=4", "-f", "json"])
+    yield Case("input/kinds-tmx", ["-i", "in.txt", "-s", "3", "--step", "entrance", "--step",
+                                   "poi kind=chest count=3 spacing=4", "--step", "occupy count=2", "-o", "map.tmx"])
     yield Case("input/markers-stats", ["-i", "markers.txt", "--stats=json"])
     yield Case("input/pipe-equals-preset", ["-i", "-", "--generations", "1:5,0"], stdin="type2-half.txt")
 

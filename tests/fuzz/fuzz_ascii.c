@@ -48,7 +48,8 @@ static unsigned char *normalise(const uint8_t *in, size_t n, size_t *outlen)
         unsigned char c = in[i];
         if (c == '\r' && i + 1 < n && in[i + 1] == '\n')
             continue;
-        if (c == '#' || c == '\n' || c == '<' || c == '>' || c == '*' || c == 'x')
+        if (c == '#' || c == '\n' || c == '<' || c == '>' || c == '*' || c == 'x' ||
+            (c >= 'A' && c <= 'Z')) /* a point of a kind keeps its letter */
             out[o++] = c;
         else
             out[o++] = '.';
