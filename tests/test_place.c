@@ -807,6 +807,50 @@ static void poi_reports_how_many_fit(void **state)
     cg_grid_free(in);
 }
 
+/* for=WxH: on a map of that size the numbers as written; the count follows
+ * the area (rounded, at least 1), the spacing shrinks with the sides on
+ * smaller maps only - checked on open maps by counting and measuring. */
+static void poi_numbers_scale_with_the_map(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t w, h, count, spacing;
+    } cases[] = {
+        {80, 50, 8, 10}, {160, 100, 32, 10}, {40, 25, 2, 5},  {24, 16, 1, 3},
+        {8, 5, 1, 1},    {81, 50, 8, 10},    {80, 200, 32, 10}, {1, 7, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t w = cases[i].w, h = cases[i].h;
+        cg_grid *in = NULL;
+        assert_int_equal(cg_grid_new(&in, w, h), CG_OK);
+        for (uint32_t y = 0; y < h; y++)
+            for (uint32_t x = 0; x < w; x++)
+                cg_grid_set(in, x, y, CG_FLOOR);
+        cg_grid *g = tu_run("poi count=8 spacing=10 for=80x50", 5, 0, 0, in);
+        size_t n = cg_grid_marker_count(g);
+        assert_int_equal(n, cases[i].count);
+        uint32_t x[64], y[64];
+        cg_marker kind;
+        for (size_t a = 0; a < n; a++)
+            assert_int_equal(cg_grid_marker_at(g, a, &x[a], &y[a], &kind), CG_OK);
+        /* The spacing used: every pair at least that far (Euclidean), and the
+         * run with that spacing written out is the same map. */
+        for (size_t a = 0; a < n; a++)
+            for (size_t b = a + 1; b < n; b++) {
+                int64_t dx = (int64_t)x[a] - x[b], dy = (int64_t)y[a] - y[b];
+                assert_true(dx * dx + dy * dy >= (int64_t)cases[i].spacing * cases[i].spacing);
+            }
+        char text[96];
+        snprintf(text, sizeof text, "poi count=%u spacing=%u", cases[i].count, cases[i].spacing);
+        cg_grid *same = tu_run(text, 5, 0, 0, in);
+        assert_true(tu_grids_equal(g, same));
+        cg_grid_free(same);
+        cg_grid_free(g);
+        cg_grid_free(in);
+    }
+    tu_expect_parse_error("poi count=8 for=80", 17, "WIDTHxHEIGHT");
+}
+
 static void placement_is_deterministic_and_follows_the_seed(void **state)
 {
     (void)state;
@@ -955,6 +999,7 @@ int main(void)
         cmocka_unit_test(later_attempts_run_with_a_fresh_seed_that_reproduces_the_map),
         cmocka_unit_test(the_first_attempt_uses_the_seed_itself),
         cmocka_unit_test(poi_reports_how_many_fit),
+        cmocka_unit_test(poi_numbers_scale_with_the_map),
         cmocka_unit_test(placement_is_deterministic_and_follows_the_seed),
         cmocka_unit_test(exit_without_an_entrance_and_a_second_entrance),
         cmocka_unit_test(markers_show_in_ascii_and_read_back),

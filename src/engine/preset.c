@@ -290,3 +290,24 @@ cg_status cg__parse_percent(const cg__token *tok, int line, const char *what, ui
     *ppb = (uint32_t)v;
     return CG_OK;
 }
+
+cg_status cg__parse_dims(const cg__token *tok, int line, const char *what, uint32_t *w,
+                            uint32_t *h, cg_diag *diag)
+{
+    const char *x = memchr(tok->s, 'x', tok->len);
+    if (!x) {
+        cg__diag(diag, line, tok->column, "%s must be WIDTHxHEIGHT, not '%.*s'", what,
+                 (int)tok->len, tok->s);
+        return CG_EPARSE;
+    }
+    size_t wl = (size_t)(x - tok->s);
+    cg__token wt = {tok->s, wl, tok->column};
+    cg__token ht = {x + 1, tok->len - wl - 1, tok->column + (int)wl + 1};
+    long lw, lh;
+    if (cg__parse_int(&wt, line, "the width", 1, CG_MAX_DIM, &lw, diag) ||
+        cg__parse_int(&ht, line, "the height", 1, CG_MAX_DIM, &lh, diag))
+        return CG_EPARSE;
+    *w = (uint32_t)lw;
+    *h = (uint32_t)lh;
+    return CG_OK;
+}

@@ -70,6 +70,7 @@ typedef struct cg__step {
         } downscale;
         struct {
             uint32_t count, spacing;
+            uint32_t for_w, for_h; /* for=WxH: count and spacing scale from that size; 0: fixed */
             uint8_t sym;                      /* '*', or the kind's letter 'A'..'Z' */
             char kind[CG__KIND_NAME_MAX + 1]; /* "" for plain points */
         } poi;
@@ -168,6 +169,9 @@ cg_status cg__parse_int(const cg__token *tok, int line, const char *what, long l
 /* A decimal percentage 0..100 with up to 7 decimals, in parts per billion. */
 cg_status cg__parse_percent(const cg__token *tok, int line, const char *what, uint32_t *ppb,
                             cg_diag *diag);
+/* WIDTHxHEIGHT, each side 1..CG_MAX_DIM; `what` names it in messages. */
+cg_status cg__parse_dims(const cg__token *tok, int line, const char *what, uint32_t *w,
+                         uint32_t *h, cg_diag *diag);
 /* "NAME needs WHAT (usage: ...)" at the step's name; CG_EPARSE. */
 cg_status cg__step_missing(const cg__step *step, const cg__args *a, const char *what,
                            cg_diag *diag);

@@ -1,4 +1,4 @@
-/* place/poi.c - `poi count=K [spacing=D] [kind=NAME [symbol=L]]`: points
+/* place/poi.c - `poi count=K [spacing=D] [for=WxH] [kind=NAME [symbol=L]]`: points
  * of interest (the level article, F; docs/placement.md). "I take the list
  * of connected cells, shuffle it, and draw the cells one by one; if a cell
  * is far enough from the entrance, the exit and the other points of
@@ -16,7 +16,7 @@
 #define POI_MAX_COUNT 100000
 #define POI_MAX_SPACING (2 * CG_MAX_DIM)
 
-enum { POI_COUNT, POI_SPACING, POI_KIND, POI_SYMBOL };
+enum { POI_COUNT, POI_SPACING, POI_KIND, POI_SYMBOL, POI_FOR };
 
 static cg_status parse_poi(cg__step *step, const cg__args *a, cg_diag *diag)
 {
@@ -30,6 +30,10 @@ static cg_status parse_poi(cg__step *step, const cg__args *a, cg_diag *diag)
         return CG_EPARSE;
     step->u.poi.count = (uint32_t)count;
     step->u.poi.spacing = (uint32_t)spacing;
+    step->u.poi.for_w = step->u.poi.for_h = 0;
+    if (a->values[POI_FOR].s && cg__parse_dims(&a->values[POI_FOR], a->line, "for",
+                                               &step->u.poi.for_w, &step->u.poi.for_h, diag))
+        return CG_EPARSE;
     step->u.poi.sym = '*';
     if (symbol->s && !kind->s) {
         cg__diag(diag, a->line, symbol->column, "symbol= names the letter of a kind: give kind=");
@@ -67,11 +71,33 @@ static int counts_for_poi(const cg__mark *m)
     return m->kind == CG_MARK_ENTRANCE || m->kind == CG_MARK_EXIT || m->kind == CG_MARK_POI;
 }
 
+/* for=WxH: the count and spacing are those of a WxH map. On this one the
+ * count scales with the area (rounded, at least 1), so the points are as
+ * dense on any map; the spacing shrinks with the sides (their sum) on a
+ * smaller map and stays on a larger one - grown too, the points would need
+ * room growing with the area squared and would not fit. Integers only. */
+static void scale_points(const cg__step *step, const cg_grid *g, uint32_t *count,
+                         uint64_t *spacing)
+{
+    uint64_t fw = step->u.poi.for_w, fh = step->u.poi.for_h;
+    *count = step->u.poi.count;
+    *spacing = step->u.poi.spacing;
+    if (!fw)
+        return;
+    uint64_t area = (uint64_t)g->w * g->h, ref = fw * fh;
+    uint64_t c = ((uint64_t)*count * area + ref / 2) / ref; /* < 2^17 * 2^40 */
+    *count = c < 1 ? 1 : c > POI_MAX_COUNT ? POI_MAX_COUNT : (uint32_t)c;
+    uint64_t sides = (uint64_t)g->w + g->h, rsides = fw + fh;
+    if (sides < rsides)
+        *spacing = (*spacing * sides + rsides / 2) / rsides; /* < 2^22 * 2^21 */
+}
+
 static cg_status run_poi(const cg__step *step, cg__run *run)
 {
     cg_grid *g = run->grid;
-    const uint32_t count = step->u.poi.count;
-    const uint64_t spacing = step->u.poi.spacing;
+    uint32_t count;
+    uint64_t spacing;
+    scale_points(step, g, &count, &spacing);
     const uint8_t sym = step->u.poi.sym;
     const char *kind = step->u.poi.kind;
     /* One name per letter on a map: a second kind taking a letter another
@@ -114,11 +140,12 @@ static cg_status run_poi(const cg__step *step, cg__run *run)
 
 const cg__step_def cg__step_poi = {
     .name = "poi",
-    .usage = "poi count=K [spacing=D] [kind=NAME [symbol=A..Z]]",
+    .usage = "poi count=K [spacing=D] [for=WxH] [kind=NAME [symbol=A..Z]]",
     .keys = {[POI_COUNT] = "count",
              [POI_SPACING] = "spacing",
              [POI_KIND] = "kind",
-             [POI_SYMBOL] = "symbol"},
+             [POI_SYMBOL] = "symbol",
+             [POI_FOR] = "for"},
     .rand_kind = CG__RAND_POI,
     .parse = parse_poi,
     .run = run_poi,

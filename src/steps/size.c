@@ -9,28 +9,6 @@
 
 enum { KEY_MIN };
 
-/* WIDTHxHEIGHT at tok, each side 1..CG_MAX_DIM. */
-static cg_status parse_dims(const cg__token *tok, int line, const char *what, uint32_t *w,
-                            uint32_t *h, cg_diag *diag)
-{
-    const char *x = memchr(tok->s, 'x', tok->len);
-    if (!x) {
-        cg__diag(diag, line, tok->column, "%s must be WIDTHxHEIGHT, not '%.*s'", what,
-                 (int)tok->len, tok->s);
-        return CG_EPARSE;
-    }
-    size_t wl = (size_t)(x - tok->s);
-    cg__token wt = {tok->s, wl, tok->column};
-    cg__token ht = {x + 1, tok->len - wl - 1, tok->column + (int)wl + 1};
-    long lw, lh;
-    if (cg__parse_int(&wt, line, "the width", 1, CG_MAX_DIM, &lw, diag) ||
-        cg__parse_int(&ht, line, "the height", 1, CG_MAX_DIM, &lh, diag))
-        return CG_EPARSE;
-    *w = (uint32_t)lw;
-    *h = (uint32_t)lh;
-    return CG_OK;
-}
-
 static cg_status parse_size(cg__step *step, const cg__args *a, cg_diag *diag)
 {
     const cg__token *p = &a->positional, *min = &a->values[KEY_MIN];
@@ -38,9 +16,9 @@ static cg_status parse_size(cg__step *step, const cg__args *a, cg_diag *diag)
         return cg__step_missing(step, a, "a size or min=", diag);
     step->u.size.w = step->u.size.h = 0;
     step->u.size.min_w = step->u.size.min_h = 0;
-    if (p->s && parse_dims(p, a->line, "size", &step->u.size.w, &step->u.size.h, diag))
+    if (p->s && cg__parse_dims(p, a->line, "size", &step->u.size.w, &step->u.size.h, diag))
         return CG_EPARSE;
-    if (min->s && parse_dims(min, a->line, "min", &step->u.size.min_w, &step->u.size.min_h, diag))
+    if (min->s && cg__parse_dims(min, a->line, "min", &step->u.size.min_w, &step->u.size.min_h, diag))
         return CG_EPARSE;
     if (p->s && min->s &&
         (step->u.size.w < step->u.size.min_w || step->u.size.h < step->u.size.min_h)) {
