@@ -75,6 +75,7 @@ def format_cases():
         ("tmj", ["-o", "map.tmj"]),
         ("pbm", ["-o", "map.pbm"]),
         ("distances", ["-f", "distances"]),
+        ("ansi", ["-f", "ansi"]),
     ]
     for p in PRESETS:
         for s in SEEDS:
@@ -93,10 +94,10 @@ def size_cases():
     points, and its failure on a small map is pinned too (exit status)."""
     sizes = ["1x1", "1x37", "37x1", "2x2", "63x5", "64x9", "65x7", "131x37", "1203x41", "200x129"]
     maze_sizes = ["3x3", "3x37", "37x3", "63x5", "65x7", "131x37", "1203x41", "201x129"]
-    level_sizes = ["1x1", "127x81", "200x129", "1025x200", "1203x301"]
+    level_sizes = ["1x1", "23x16", "24x16", "30x20", "127x81", "200x129", "1025x200", "1203x301"]
     for p in PRESETS:
         for size in maze_sizes if p in MAZES else level_sizes if p == "level" else sizes:
-            for s in ("0", MAX_SEED) if p != "level" or size != "1x1" else ("0",):
+            for s in ("0", MAX_SEED) if p != "level" or size not in ("1x1", "23x16") else ("0",):
                 yield Case(f"size/{p}/{size}/s{s}", ["-p", p, "-s", s, "--size", size])
         wide = "1203x301" if p == "level" else "1203x41"
         yield Case(f"size/{p}/{wide}/png", ["-p", p, "-s", "7", "--size", wide, "-o", "map.png"])
@@ -152,6 +153,7 @@ def reach_cases():
         r = start + ["--reach", "1,1" if p in MAZES else "entrance"]
         yield Case(f"reach/{p}/png", ["-p", p, "-s", "42", "-o", "r.png"] + r)
         yield Case(f"reach/{p}/json", ["-p", p, "-s", "42", "-f", "json"] + r)
+        yield Case(f"reach/{p}/ansi", ["-p", p, "-s", "42", "-f", "ansi"] + r)
     yield Case("reach/multi", ["-p", "type4", "-s", "3", "--reach", "7,10", "--reach", "61,30", "--reach", "4,25", "--moves", "30"])
     yield Case("reach/wide", ["-p", "type2", "-s", "8", "--size", "1203x41", "--reach", "595,20", "-f", "distances"])
     yield Case("reach/wall", ["-p", "type2", "-s", "8", "--reach", "0,0"])  # refused: pinned exit status
@@ -215,6 +217,11 @@ def input_cases():
     yield Case("input/kinds-tmx", ["-i", "in.txt", "-s", "3", "--step", "entrance", "--step",
                                    "poi kind=chest count=3 spacing=4", "--step", "occupy count=2", "-o", "map.tmx"])
     yield Case("input/markers-stats", ["-i", "markers.txt", "--stats=json"])
+    yield Case("input/markers-ansi", ["-i", "markers.txt", "-f", "ansi"])
+    yield Case("pipeline/poi-for", ["-i", "in.txt", "-s", "4", "--step", "entrance", "--step",
+                                    "poi count=30 spacing=12 for=200x100"])
+    yield Case("pipeline/settings", ["-p", "level", "-s", "9", "-D", "poi.count=3", "-D", "fill=41",
+                                     "-D", "rule.2.floor=4..9", "-f", "json"])
     yield Case("input/pipe-equals-preset", ["-i", "-", "--generations", "1:5,0"], stdin="type2-half.txt")
 
 
