@@ -130,8 +130,11 @@ void cli_progress_start(struct cli_progress *p, uint64_t total, int enabled);
 /* Redraws for done maps of total, at most ten times a second (always for
  * the last one). */
 void cli_progress_update(struct cli_progress *p, uint64_t done);
-/* Erases the bar, so that a line can be printed on stderr. */
+/* Erases the bar, so that a line can be printed on stderr (every
+ * cli_error does so: cli_progress_start hooks it to the messages). */
 void cli_progress_clear(struct cli_progress *p);
+/* Erases the bar for good and unhooks it from the messages. */
+void cli_progress_stop(struct cli_progress *p);
 
 /* ---------------------------------------------------------------- batch */
 
