@@ -391,6 +391,46 @@ static unsigned resolve_jobs(uint32_t jobs)
     return n > 0 ? (n > 1024 ? 1024u : (unsigned)n) : 1u;
 }
 
+/* A chunk runs its pipeline on the window grown by the halo on every side,
+ * every pass over all of it: a tiny window with a deep halo (4x4 and
+ * `smooth 30000`) is a 60004x60004 grid through 30000 passes, hours for 16
+ * cells. The halo sums the passes' radii, so there are at most halo
+ * passes: their cells, times that, bound the work. Past CHUNK_WORK_MAX
+ * cell updates (a minute or so) the chunk is refused, with the reason. */
+#define CHUNK_WORK_MAX (UINT64_C(1) << 38)
+
+static int check_chunk_work(uint32_t width, uint32_t height, uint32_t halo)
+{
+    uint64_t w = (uint64_t)width + 2 * (uint64_t)halo, h = (uint64_t)height + 2 * (uint64_t)halo;
+    /* w, h < 2^33: w * h < 2^66 may overflow; compare by division. */
+    if (halo == 0 || w <= CHUNK_WORK_MAX / h / halo)
+        return CLI_EXIT_OK;
+    cli_error("--chunk: the steps read %" PRIu32 " cells beyond the window, so a %" PRIu32
+              "x%" PRIu32 " chunk runs them on a %" PRIu64 "x%" PRIu64
+              " grid, over the work a chunk may take: use a larger window with fewer passes, "
+              "or no --chunk",
+              halo, width, height, w, h);
+    return CLI_EXIT_FAILURE;
+}
+
+/* libpng writes images of at most 1,000,000 pixels a side (its default
+ * user limits): a larger PNG is refused before the run, not after it. */
+#define PNG_SIDE_MAX 1000000u
+
+static int check_png_size(const struct cli_options *opt, uint32_t width, uint32_t height)
+{
+    if (opt->format != CG_FORMAT_PNG)
+        return CLI_EXIT_OK;
+    uint64_t pw = (uint64_t)width * opt->scale, ph = (uint64_t)height * opt->scale;
+    if (pw <= PNG_SIDE_MAX && ph <= PNG_SIDE_MAX)
+        return CLI_EXIT_OK;
+    cli_error("a %" PRIu32 "x%" PRIu32 " map at --scale %" PRIu32 " is a %" PRIu64 "x%" PRIu64
+              " PNG image, over the %u pixels a side PNG images may have here: use a smaller "
+              "--scale or another format",
+              width, height, opt->scale, pw, ph, PNG_SIDE_MAX);
+    return CLI_EXIT_FAILURE;
+}
+
 static int run(const struct cli_options *opt)
 {
     cg_pipeline *pipeline = NULL;
@@ -416,8 +456,8 @@ static int run(const struct cli_options *opt)
     }
     /* A step that needs the whole map cannot run in a chunk: the command
      * line asks for something impossible (docs/scale.md). */
+    uint32_t halo = 0;
     if (opt->have_chunk) {
-        uint32_t halo = 0;
         cg_diag diag = {0};
         if (cg_pipeline_chunk_halo(pipeline, &halo, &diag) != CG_OK) {
             rc = cli_usage_error("--chunk: %s", diag.message);
@@ -437,6 +477,11 @@ static int run(const struct cli_options *opt)
         if (opt->height)
             height = opt->height;
     }
+
+    if (opt->have_chunk && (rc = check_chunk_work(width, height, halo)) != CLI_EXIT_OK)
+        goto done;
+    if ((rc = check_png_size(opt, width, height)) != CLI_EXIT_OK)
+        goto done;
 
     struct cli_run job = {opt,
                           pipeline,
