@@ -50,8 +50,14 @@ enum child_mode {
     CHILD_FSIZE,  /* RLIMIT_FSIZE of 64 KiB, as `ulimit -f 64` */
     CHILD_NOBODY, /* as user nobody when root, so permissions apply */
     CHILD_ROMOUNT, /* in a mount namespace where ro_dir is a read-only bind */
-    CHILD_CPU      /* RLIMIT_CPU of 1 s, as `ulimit -t 1` */
+    CHILD_CPU,     /* RLIMIT_CPU of 1 s, as `ulimit -t 1` */
+    CHILD_AS       /* RLIMIT_AS of AS_LIMIT, as `ulimit -v` */
 };
+
+/* The address space of CHILD_AS: the budget the cases give (64 MiB) plus
+ * 128 MiB for the program, its libraries and what the budget leaves out. */
+#define AS_BUDGET "64M"
+#define AS_LIMIT ((rlim_t)(64 + 128) << 20)
 
 static const char *ro_dir; /* for CHILD_ROMOUNT */
 
@@ -62,7 +68,11 @@ static void set_up_child(const void *ctx)
     /* No core file in the work folder from the signals that dump one. */
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
-    if (mode == CHILD_CPU) {
+    if (mode == CHILD_AS) {
+        struct rlimit rl = {AS_LIMIT, AS_LIMIT};
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(126);
+    } else if (mode == CHILD_CPU) {
         /* `ulimit -t 1`: SIGXCPU after a second of CPU, SIGKILL later. */
         struct rlimit rl = {1, 30};
         if (setrlimit(RLIMIT_CPU, &rl) != 0)
@@ -719,6 +729,66 @@ static void a_tiled_map_through_a_link_gets_its_tileset_beside_it(void **state)
     assert_true(is_link("cave.tmx"));
 }
 
+/* The memory budget holds for the whole process: under an address-space
+ * limit (`ulimit -v`) just above --max-memory, hostile inputs and runs are
+ * refused cleanly, with the message that names the limit they passed, not
+ * by running out ("out of memory") or by a signal. Not in a sanitizer
+ * build, whose shadow memory needs terabytes of address space. */
+static void the_budget_holds_under_an_address_space_limit(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip();
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    skip();
+#endif
+#endif
+    /* A map of 8 MB: 2000 rows of 4000 cells. */
+    char big[512];
+    tu_path(big, sizeof big, "big.txt");
+    FILE *f = fopen(big, "w");
+    assert_non_null(f);
+    for (int y = 0; y < 2000; y++) {
+        for (int x = 0; x < 4000; x++)
+            fputc(x % 7 ? '.' : '#', f);
+        fputc('\n', f);
+    }
+    assert_int_equal(fclose(f), 0);
+    const struct {
+        const char *const *args;
+        const char *needle;
+    } cases[] = {
+        {ARGS("--max-memory", AS_BUDGET, "-i", "/dev/zero", "-o", "x.txt"),
+         "/dev/zero:1:1048577: a row has more than 1048576 cells"},
+        {ARGS("--max-memory", "4M", "-i", "big.txt", "-o", "x.txt"),
+         "cannot read 'big.txt': it is larger than the memory budget of 4 MiB"},
+        {ARGS("--max-memory", AS_BUDGET, "-p", "/dev/zero", "-o", "x.txt"),
+         "/dev/zero:1:1: line too long or not text"},
+        {ARGS("--max-memory", AS_BUDGET, "-s", "1", "-W", "2047", "-H", "2049", "--fill", "45",
+              "-n", "64", "-j", "64", "-o", "-"),
+         "64 2047x2049 maps at once need at least"},
+        {ARGS("--max-memory", AS_BUDGET, "-s", "1", "--size", "4x4", "--chunk", "0,0", "--step",
+              "smooth 100000", "-o", "x.txt"),
+         "over the work a chunk may take"},
+        {ARGS("--max-memory", AS_BUDGET, "-s", "1", "--size", "20000x20000", "-o", "x.txt"),
+         "over the memory budget of 64 MiB"},
+        {ARGS("--max-memory", AS_BUDGET, "-s", "1", "--size", "10000x10000", "--fill", "45", "--step",
+              "remove-walls min=10", "-o", "x.txt"),
+         "needs more than the memory budget"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_result r = run(CHILD_AS, cases[i].args);
+        if (r.status == 126) {
+            tu_result_free(&r);
+            skip();
+        }
+        assert_failed_with(&r, cases[i].needle);
+        tu_result_free(&r);
+    }
+    assert_dir(tu_workdir, "big.txt ");
+}
+
 int main(void)
 {
 #define CASE(f) cmocka_unit_test_setup_teardown(f, setup, tu_workdir_teardown)
@@ -736,6 +806,7 @@ int main(void)
         CASE(a_replaced_file_keeps_its_mode_and_owner),
         CASE(stats_only_for_maps_that_reached_stdout),
         CASE(a_tiled_map_through_a_link_gets_its_tileset_beside_it),
+        CASE(the_budget_holds_under_an_address_space_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

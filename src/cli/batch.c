@@ -661,16 +661,11 @@ static int check_names(const struct batch *b, uint64_t count)
         cli_error("out of memory");
         return CLI_EXIT_FAILURE;
     }
-    int too_long = strlen(last) >= PATH_MAX;
-    for (const char *p = last; *p && !too_long; p += strspn(p, "/")) {
-        size_t n = strcspn(p, "/");
-        too_long = n > NAME_MAX;
-        p += n;
-    }
-    if (too_long)
-        cli_error("cannot write '%s': %s", last, strerror(ENAMETOOLONG));
+    int err = cli_name_check(last);
+    if (err)
+        cli_error("cannot write '%s': %s", last, strerror(err));
     free(last);
-    return too_long ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
+    return err ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }
 
 int cli_batch_run(const struct cli_run *run)

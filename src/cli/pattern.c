@@ -1,6 +1,9 @@
 /* pattern.c - the output names of a batch: a printf-style pattern with one
  * %d (pattern.h). Formatted here, not by snprintf: the format comes from
  * the command line, and the index may be beyond an int. */
+#define _POSIX_C_SOURCE 200809L /* NAME_MAX, PATH_MAX */
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -199,4 +202,20 @@ char *cli_pattern_format(const char *pattern, uint64_t index)
     }
     out[len] = '\0';
     return out;
+}
+
+int cli_name_check(const char *name)
+{
+    if (!name[0])
+        return ENOENT;
+    if (strlen(name) >= PATH_MAX)
+        return ENAMETOOLONG;
+    for (const char *p = name; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n > NAME_MAX)
+            return ENAMETOOLONG;
+        p += n;
+        p += strspn(p, "/");
+    }
+    return 0;
 }

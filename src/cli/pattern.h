@@ -18,4 +18,9 @@ int cli_pattern_check(const char *pattern, const char **why);
  * memory); the pattern must pass cli_pattern_check. */
 char *cli_pattern_format(const char *pattern, uint64_t index);
 
+/* The checks of a file name that need no file system: 0, or ENOENT for an
+ * empty name, ENAMETOOLONG if a folder or file name of it is longer than
+ * NAME_MAX or the whole reaches PATH_MAX. */
+int cli_name_check(const char *name);
+
 #endif
