@@ -8,7 +8,9 @@
  * disk), /dev/full, a missing folder, a folder as output, a read-only folder
  * (by permissions: as root the tool runs as user nobody, since root ignores
  * them; and a read-only bind mount in a private mount namespace, root only),
- * and SIGINT, SIGTERM, SIGHUP in the middle of a long run and of a batch.
+ * every signal that ends the process in the middle of a long run and of a
+ * batch; closed fds 0-2, symbolic links, kept modes and owners, and the
+ * memory budget under an address-space limit.
  */
 #define _GNU_SOURCE /* unshare, CLONE_NEWNS */
 #include <stdarg.h>
@@ -625,6 +627,15 @@ static void symlinks_are_written_through_or_refused(void **state)
     struct stat st;
     assert_int_equal(lstat("/dev/stdout", &st), 0);
     assert_true(S_ISLNK(st.st_mode));
+    /* The same link to a pipe, which has no path ("pipe:[N]"): written in
+     * place, as the kernel opens it. */
+    tu_cmd piped = {.dir = tu_workdir, .stdout_pipe = 1};
+    tu_child pc = tu_start(&piped, CAVEGEN_EXE, ARGS("-s", "1", "--size", "8x4", "-o", "stdout"));
+    r = tu_finish(&pc);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.outlen, 9 * 4);
+    tu_result_free(&r);
+    assert_true(is_link("stdout"));
     assert_dir(tu_workdir, "d stdout ");
 }
 

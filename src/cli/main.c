@@ -480,8 +480,6 @@ static int run(const struct cli_options *opt)
 
     if (opt->have_chunk && (rc = check_chunk_work(width, height, halo)) != CLI_EXIT_OK)
         goto done;
-    if ((rc = check_png_size(opt, width, height)) != CLI_EXIT_OK)
-        goto done;
 
     struct cli_run job = {opt,
                           pipeline,
@@ -495,7 +493,8 @@ static int run(const struct cli_options *opt)
                           mt.len,
                           resolve_jobs(opt->jobs),
                           0};
-    if ((rc = cli_check_memory(&job)) != CLI_EXIT_OK)
+    if ((rc = cli_check_memory(&job)) != CLI_EXIT_OK ||
+        (rc = check_png_size(opt, width, height)) != CLI_EXIT_OK)
         goto done;
 
     if (opt->have_seed) {

@@ -323,15 +323,22 @@ int cli_output_open(struct cli_output *out, const char *path)
 
     /* A symbolic link is written through (docs/cli.md): the file it points
      * to is replaced, or written in place if it is a device or a FIFO, and
-     * the link is kept. A link that cannot be followed - dangling, a loop,
-     * a folder on its way missing or closed to us, /dev/stdout with
-     * standard output closed - is refused: replacing it with a file would
-     * destroy the link, and guessing where it meant to point could write
-     * anywhere (as root, into /dev). */
+     * the link is kept. A link the kernel follows to something with no
+     * path (/dev/stdout on a pipe, a socket or a deleted file: /proc's
+     * "pipe:[N]") is written in place, as the kernel opens it. A link that
+     * cannot be followed - dangling, a loop, a folder on its way missing or
+     * closed to us, /dev/stdout with standard output closed - is refused:
+     * replacing it with a file would destroy the link, and guessing where
+     * it meant to point could write anywhere (as root, into /dev). */
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
         out->resolved = realpath(path, NULL);
-        if (!out->resolved)
-            return fail_link(out, errno);
+        if (!out->resolved) {
+            err = errno;
+            if (stat(path, &st) != 0 || S_ISDIR(st.st_mode))
+                return fail_link(out, err);
+            out->fp = fopen(path, "wb");
+            return out->fp ? CLI_EXIT_OK : fail(out, errno);
+        }
         out->target = out->resolved;
     }
 
