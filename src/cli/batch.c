@@ -19,11 +19,11 @@
  *
  * Interruption: the main thread alone creates, renames and removes the
  * temporary files, with the signals blocked meanwhile (output.c), and the
- * pool's threads never take the signals that end the process (output.c; but
- * a fault, which cannot be blocked). The handler, on the
- * main thread, removes every pending temporary file and lets the signal kill
- * the process: every file renamed before is complete, no temporary file is
- * left, and the exit status tells the shell about the signal (128 + N).
+ * pool's threads never take the signals that end the process (but a fault,
+ * which cannot be blocked). The handler, on the main thread, removes every
+ * pending temporary file and lets the signal kill the process: every file
+ * renamed before is complete, no temporary file is left, and the exit
+ * status tells the shell about the signal (128 + N).
  */
 #define _XOPEN_SOURCE 700 /* POSIX.1-2008 with XSI: realpath */
 
