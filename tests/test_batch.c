@@ -336,8 +336,8 @@ static void the_pattern_formatter_agrees_with_printf(void **state)
 {
     (void)state;
     static const char *const patterns[] = {
-        "%d", "%0d", "%05d", "%5d", "%-5d|", "%+d", "% d", "%+05d", "%-+6d|", "% 04d",
-        "%.3d", "%8.3d", "%-8.3d|", "%08.3d", "%+.2d", "%64d", "x%%y%3dz%%",
+        "%d",    "%0d",  "%05d",  "%5d",     "%-5d|",  "%+d",   "% d",  "%+05d",      "%-+6d|",
+        "% 04d", "%.3d", "%8.3d", "%-8.3d|", "%08.3d", "%+.2d", "%64d", "x%%y%3dz%%",
     };
     static const int values[] = {0, 1, 9, 10, 99, 100, 12345, 2147483647};
     for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++) {
@@ -360,8 +360,8 @@ static void the_pattern_formatter_agrees_with_printf(void **state)
     /* Precision 0 prints no digit for 0, so map 0 would have no name
      * ("%.0d"), a folder's ("dir/%.d") or one at the root ("%.0d/x"):
      * refused, whatever the flags and width. */
-    static const char *const no_digit[] = {"%.0d", "%.d", "%-.d", "%5.0d", "%+.0d", "dir/%.d",
-                                           "%.0d/x", "%00.00d"};
+    static const char *const no_digit[] = {"%.0d",  "%.d",     "%-.d",   "%5.0d",
+                                           "%+.0d", "dir/%.d", "%.0d/x", "%00.00d"};
     for (size_t p = 0; p < sizeof no_digit / sizeof no_digit[0]; p++) {
         const char *why = NULL;
         if (cli_pattern_check(no_digit[p], &why) == 0)
@@ -370,8 +370,8 @@ static void the_pattern_formatter_agrees_with_printf(void **state)
     }
     /* Every map gets its own name, also once normalised: a '..' that climbs
      * out of the folder holding the number is refused; others are not. */
-    static const char *const same_name[] = {"c/%d/../same.txt", "c/%d/..", "%d/../x",
-                                            "c/x%dy//./../s", "a%d/b/../../c", "%d/./../x"};
+    static const char *const same_name[] = {"c/%d/../same.txt", "c/%d/..",       "%d/../x",
+                                            "c/x%dy//./../s",   "a%d/b/../../c", "%d/./../x"};
     for (size_t p = 0; p < sizeof same_name / sizeof same_name[0]; p++) {
         const char *why = NULL;
         if (cli_pattern_check(same_name[p], &why) == 0)
@@ -379,7 +379,7 @@ static void the_pattern_formatter_agrees_with_printf(void **state)
         assert_non_null(strstr(why, "same name"));
     }
     static const char *const distinct[] = {"../%d.txt", "a/../%d/x", "a%d/b/../c", "%d/b/../c",
-                                           "a/%d//./x", "%d..txt", "%d/..x/y"};
+                                           "a/%d//./x", "%d..txt",   "%d/..x/y"};
     for (size_t p = 0; p < sizeof distinct / sizeof distinct[0]; p++) {
         const char *why = NULL;
         if (cli_pattern_check(distinct[p], &why) != 0)

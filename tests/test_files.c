@@ -49,8 +49,8 @@ static void put_file(const char *dir, const char *name, const char *text)
 /* How the child is set up before exec. */
 enum child_mode {
     CHILD_PLAIN,
-    CHILD_FSIZE,  /* RLIMIT_FSIZE of 64 KiB, as `ulimit -f 64` */
-    CHILD_NOBODY, /* as user nobody when root, so permissions apply */
+    CHILD_FSIZE,   /* RLIMIT_FSIZE of 64 KiB, as `ulimit -f 64` */
+    CHILD_NOBODY,  /* as user nobody when root, so permissions apply */
     CHILD_ROMOUNT, /* in a mount namespace where ro_dir is a read-only bind */
     CHILD_CPU,     /* RLIMIT_CPU of 1 s, as `ulimit -t 1` */
     CHILD_AS       /* RLIMIT_AS of AS_LIMIT, as `ulimit -v` */
@@ -313,8 +313,8 @@ static void signals_mid_run_leave_no_temporary_and_keep_the_old_file(void **stat
 {
     (void)state;
     /* Every signal whose default action ends the process. */
-    const int sigs[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT,  SIGALRM,     SIGUSR1,
-                        SIGUSR2, SIGPIPE,   SIGXCPU, SIGVTALRM, SIGPROF,    SIGPOLL,
+    const int sigs[] = {SIGINT,  SIGTERM,   SIGHUP,   SIGQUIT,      SIGALRM, SIGUSR1,
+                        SIGUSR2, SIGPIPE,   SIGXCPU,  SIGVTALRM,    SIGPROF, SIGPOLL,
                         SIGPWR,  SIGSTKFLT, SIGRTMIN, SIGRTMIN + 5, SIGRTMAX};
     /* An image: PNG, or PBM in a build without PNG (CAVEGEN_PNG=OFF). */
     char image[16], temp[20], listing[20];
@@ -492,8 +492,8 @@ static void closed_standard_fds_never_take_a_map(void **state)
     assert_int_equal(r.status, 0);
     tu_result_free(&r);
     tu_cmd here = {.dir = tu_workdir};
-    snprintf(line, sizeof line,
-             "exec 2>&-; '%s' -s 1 -n 2 --stats --size 10x3 -o m%%d.txt", CAVEGEN_EXE);
+    snprintf(line, sizeof line, "exec 2>&-; '%s' -s 1 -n 2 --stats --size 10x3 -o m%%d.txt",
+             CAVEGEN_EXE);
     r = tu_shell(&here, line);
     assert_int_equal(r.status, 0);
     tu_result_free(&r);
@@ -584,8 +584,10 @@ static void symlinks_are_written_through_or_refused(void **state)
                 skip();
             }
             char why[256];
-            snprintf(why, sizeof why, "cannot write '%s': it is a symbolic link that cannot be "
-                                      "followed (%s)", bad[i].link, bad[i].why);
+            snprintf(why, sizeof why,
+                     "cannot write '%s': it is a symbolic link that cannot be "
+                     "followed (%s)",
+                     bad[i].link, bad[i].why);
             assert_failed_with(&r, why);
             tu_result_free(&r);
             assert_true(is_link(bad[i].link));
@@ -784,8 +786,8 @@ static void the_budget_holds_under_an_address_space_limit(void **state)
          "over the work a chunk may take"},
         {ARGS("--max-memory", AS_BUDGET, "-s", "1", "--size", "20000x20000", "-o", "x.txt"),
          "over the memory budget of 64 MiB"},
-        {ARGS("--max-memory", AS_BUDGET, "-s", "1", "--size", "10000x10000", "--fill", "45", "--step",
-              "remove-walls min=10", "-o", "x.txt"),
+        {ARGS("--max-memory", AS_BUDGET, "-s", "1", "--size", "10000x10000", "--fill", "45",
+              "--step", "remove-walls min=10", "-o", "x.txt"),
          "needs more than the memory budget"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

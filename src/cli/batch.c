@@ -315,8 +315,8 @@ static int note_made(struct batch *b, const char *dir)
 {
     if (b->nmade == b->capmade) {
         size_t cap = b->capmade ? 2 * b->capmade : 16;
-        char **grown = cap <= SIZE_MAX / sizeof *grown ? realloc(b->made, cap * sizeof *grown)
-                                                        : NULL;
+        char **grown =
+            cap <= SIZE_MAX / sizeof *grown ? realloc(b->made, cap * sizeof *grown) : NULL;
         if (!grown)
             return -1;
         b->made = grown;

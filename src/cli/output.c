@@ -39,7 +39,8 @@ static volatile sig_atomic_t temp_live[CLI_MAX_TEMPS];
  * raise (never blocked: a blocked fault kills at once). SIGXFSZ is ignored
  * instead (cli_install_signal_handlers). */
 static const int cleanup_signals[] = {
-    SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR1, SIGUSR2, SIGPIPE, SIGXCPU, SIGVTALRM, SIGPROF,
+    SIGHUP,    SIGINT,  SIGQUIT, SIGTERM,   SIGALRM, SIGUSR1,
+    SIGUSR2,   SIGPIPE, SIGXCPU, SIGVTALRM, SIGPROF,
 #ifdef SIGPOLL
     SIGPOLL,
 #endif

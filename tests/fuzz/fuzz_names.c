@@ -123,8 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 snprintf(want, sizeof want, pattern, (int)indexes[i]);
 #pragma GCC diagnostic pop
                 if (strcmp(want, names[i]) != 0)
-                    fuzz_fail("'%s' of %d: '%s', printf '%s'", pattern, (int)indexes[i],
-                              names[i], want);
+                    fuzz_fail("'%s' of %d: '%s', printf '%s'", pattern, (int)indexes[i], names[i],
+                              want);
             }
         }
         normal[i] = normalise(names[i]);
