@@ -336,8 +336,8 @@ static void the_pattern_formatter_agrees_with_printf(void **state)
 {
     (void)state;
     static const char *const patterns[] = {
-        "%d", "%0d", "%05d", "%5d", "%-5d|", "%+d", "% d", "%+05d", "%-+6d|", "% 04d",
-        "%.0d", "%.3d", "%8.3d", "%-8.3d|", "%08.3d", "%+.2d", "%64d", "x%%y%3dz%%",
+        "%d",    "%0d",  "%05d",  "%5d",     "%-5d|",  "%+d",   "% d",  "%+05d",      "%-+6d|",
+        "% 04d", "%.3d", "%8.3d", "%-8.3d|", "%08.3d", "%+.2d", "%64d", "x%%y%3dz%%",
     };
     static const int values[] = {0, 1, 9, 10, 99, 100, 12345, 2147483647};
     for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++) {
@@ -356,6 +356,34 @@ static void the_pattern_formatter_agrees_with_printf(void **state)
                 fail_msg("'%s' of %d: got '%s', printf '%s'", patterns[p], values[v], got, want);
             free(got);
         }
+    }
+    /* Precision 0 prints no digit for 0, so map 0 would have no name
+     * ("%.0d"), a folder's ("dir/%.d") or one at the root ("%.0d/x"):
+     * refused, whatever the flags and width. */
+    static const char *const no_digit[] = {"%.0d",  "%.d",     "%-.d",   "%5.0d",
+                                           "%+.0d", "dir/%.d", "%.0d/x", "%00.00d"};
+    for (size_t p = 0; p < sizeof no_digit / sizeof no_digit[0]; p++) {
+        const char *why = NULL;
+        if (cli_pattern_check(no_digit[p], &why) == 0)
+            fail_msg("'%s' accepted", no_digit[p]);
+        assert_non_null(strstr(why, "precision must be at least 1"));
+    }
+    /* Every map gets its own name, also once normalised: a '..' that climbs
+     * out of the folder holding the number is refused; others are not. */
+    static const char *const same_name[] = {"c/%d/../same.txt", "c/%d/..",       "%d/../x",
+                                            "c/x%dy//./../s",   "a%d/b/../../c", "%d/./../x"};
+    for (size_t p = 0; p < sizeof same_name / sizeof same_name[0]; p++) {
+        const char *why = NULL;
+        if (cli_pattern_check(same_name[p], &why) == 0)
+            fail_msg("'%s' accepted", same_name[p]);
+        assert_non_null(strstr(why, "same name"));
+    }
+    static const char *const distinct[] = {"../%d.txt", "a/../%d/x", "a%d/b/../c", "%d/b/../c",
+                                           "a/%d//./x", "%d..txt",   "%d/..x/y"};
+    for (size_t p = 0; p < sizeof distinct / sizeof distinct[0]; p++) {
+        const char *why = NULL;
+        if (cli_pattern_check(distinct[p], &why) != 0)
+            fail_msg("'%s' refused: %s", distinct[p], why);
     }
     /* Indexes beyond int are formatted too. */
     char *big = cli_pattern_format("%012d", UINT64_C(4294967295));
@@ -412,6 +440,52 @@ static void a_progress_bar_on_a_terminal(void **state)
         fail_msg("no bar in '%s'", buf);
     size_t len = strlen(buf);
     assert_true(len >= 4 && strcmp(buf + len - 4, "\r\033[K") == 0);
+}
+
+/* On a terminal, an error in the middle of a batch starts its own line:
+ * the bar is erased first, whatever the error (here a name whose folder is
+ * a file, met in a later round, after the bar is drawn). */
+static void an_error_erases_the_progress_bar_first(void **state)
+{
+    (void)state;
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
+        if (master >= 0)
+            close(master);
+        skip();
+    }
+    char slave[128], out[512], blocker[600];
+    snprintf(slave, sizeof slave, "%s", ptsname(master));
+    tu_workdir_empty();
+    tu_path(out, sizeof out, "o");
+    assert_int_equal(mkdir(out, 0755), 0);
+    snprintf(blocker, sizeof blocker, "%s/150", out);
+    tu_write_text(blocker, "a file where a folder goes\n");
+    tu_cmd on_terminal = {.dir = tu_workdir, .stdout_path = "/dev/null", .stderr_path = slave};
+    tu_child c = tu_start(&on_terminal, CAVEGEN_EXE,
+                          ARGS("-s", "1", "-n", "200", "--size", "40x20", "-o", "o/%03d/m.txt"));
+    char buf[1 << 16];
+    size_t n = 0;
+    for (;;) {
+        ssize_t got = read(master, buf + n, sizeof buf - 1 - n);
+        if (got <= 0)
+            break;
+        n += (size_t)got;
+        if (n == sizeof buf - 1)
+            n = 0;
+    }
+    buf[n] = '\0';
+    tu_result r = tu_finish(&c);
+    close(master);
+    assert_int_equal(r.status, 1);
+    tu_result_free(&r);
+    const char *msg = strstr(buf, "cavegen: cannot write 'o/150/m.txt'");
+    if (!msg || !strstr(buf, " maps"))
+        fail_msg("no bar and message in '%s'", buf);
+    /* The bar was erased just before: "\r\033[K" then the message. */
+    if (msg - buf < 4 || memcmp(msg - 4, "\r\033[K", 4) != 0)
+        fail_msg("the message follows the bar on its line: '%s'", buf);
+    tu_workdir_empty();
 }
 
 /* Ctrl-C: the tool dies by SIGINT (a shell shows 130), every map file it
@@ -539,6 +613,7 @@ int main(void)
         cmocka_unit_test(patterns_and_their_errors),
         cmocka_unit_test(the_pattern_formatter_agrees_with_printf),
         cmocka_unit_test(no_progress_bar_off_a_terminal),
+        cmocka_unit_test(an_error_erases_the_progress_bar_first),
         cmocka_unit_test(a_progress_bar_on_a_terminal),
         cmocka_unit_test(an_interrupted_batch_leaves_complete_files_only),
         cmocka_unit_test(chunks_of_the_tool_stitch),

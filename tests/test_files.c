@@ -8,7 +8,9 @@
  * disk), /dev/full, a missing folder, a folder as output, a read-only folder
  * (by permissions: as root the tool runs as user nobody, since root ignores
  * them; and a read-only bind mount in a private mount namespace, root only),
- * and SIGINT, SIGTERM, SIGHUP in the middle of a long run and of a batch.
+ * every signal that ends the process in the middle of a long run and of a
+ * batch; closed fds 0-2, symbolic links, kept modes and owners, and the
+ * memory budget under an address-space limit.
  */
 #define _GNU_SOURCE /* unshare, CLONE_NEWNS */
 #include <stdarg.h>
@@ -47,10 +49,17 @@ static void put_file(const char *dir, const char *name, const char *text)
 /* How the child is set up before exec. */
 enum child_mode {
     CHILD_PLAIN,
-    CHILD_FSIZE,  /* RLIMIT_FSIZE of 64 KiB, as `ulimit -f 64` */
-    CHILD_NOBODY, /* as user nobody when root, so permissions apply */
-    CHILD_ROMOUNT /* in a mount namespace where ro_dir is a read-only bind */
+    CHILD_FSIZE,   /* RLIMIT_FSIZE of 64 KiB, as `ulimit -f 64` */
+    CHILD_NOBODY,  /* as user nobody when root, so permissions apply */
+    CHILD_ROMOUNT, /* in a mount namespace where ro_dir is a read-only bind */
+    CHILD_CPU,     /* RLIMIT_CPU of 1 s, as `ulimit -t 1` */
+    CHILD_AS       /* RLIMIT_AS of AS_LIMIT, as `ulimit -v` */
 };
+
+/* The address space of CHILD_AS: the budget the cases give (64 MiB) plus
+ * 128 MiB for the program, its libraries and what the budget leaves out. */
+#define AS_BUDGET "64M"
+#define AS_LIMIT ((rlim_t)(64 + 128) << 20)
 
 static const char *ro_dir; /* for CHILD_ROMOUNT */
 
@@ -58,7 +67,19 @@ static const char *ro_dir; /* for CHILD_ROMOUNT */
 static void set_up_child(const void *ctx)
 {
     enum child_mode mode = *(const enum child_mode *)ctx;
-    if (mode == CHILD_FSIZE) {
+    /* No core file in the work folder from the signals that dump one. */
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    if (mode == CHILD_AS) {
+        struct rlimit rl = {AS_LIMIT, AS_LIMIT};
+        if (setrlimit(RLIMIT_AS, &rl) != 0)
+            _exit(126);
+    } else if (mode == CHILD_CPU) {
+        /* `ulimit -t 1`: SIGXCPU after a second of CPU, SIGKILL later. */
+        struct rlimit rl = {1, 30};
+        if (setrlimit(RLIMIT_CPU, &rl) != 0)
+            _exit(126);
+    } else if (mode == CHILD_FSIZE) {
         struct rlimit rl = {64 * 1024, 64 * 1024};
         if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
             _exit(126);
@@ -291,7 +312,10 @@ static int wait_for_temp(const char *prefix, pid_t pid)
 static void signals_mid_run_leave_no_temporary_and_keep_the_old_file(void **state)
 {
     (void)state;
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    /* Every signal whose default action ends the process. */
+    const int sigs[] = {SIGINT,  SIGTERM,   SIGHUP,   SIGQUIT,      SIGALRM, SIGUSR1,
+                        SIGUSR2, SIGPIPE,   SIGXCPU,  SIGVTALRM,    SIGPROF, SIGPOLL,
+                        SIGPWR,  SIGSTKFLT, SIGRTMIN, SIGRTMIN + 5, SIGRTMAX};
     /* An image: PNG, or PBM in a build without PNG (CAVEGEN_PNG=OFF). */
     char image[16], temp[20], listing[20];
     snprintf(image, sizeof image, "cave.%s", tu_image_ext());
@@ -312,6 +336,14 @@ static void signals_mid_run_leave_no_temporary_and_keep_the_old_file(void **stat
         assert_dir(tu_workdir, listing);
         assert_old(image);
     }
+    /* `ulimit -t`: the kernel's SIGXCPU once the CPU time is spent. */
+    put_file(tu_workdir, image, OLD_TEXT);
+    tu_result r = run(CHILD_CPU, ARGS("-s", "1", "--size", "3000x3000", "--fill", "50", "--step",
+                                      "smooth 100000", "-o", image));
+    assert_int_equal(r.status, 128 + SIGXCPU);
+    tu_result_free(&r);
+    assert_dir(tu_workdir, listing);
+    assert_old(image);
 }
 
 /* Signals at times spread over a whole run and a little past its end
@@ -445,6 +477,331 @@ static void an_interrupted_batch_keeps_only_complete_maps(void **state)
     }
 }
 
+/* ------------------------------------------------- hostile surroundings */
+
+/* With stderr closed (`2>&-`) the first file the tool opens would be fd 2,
+ * and a message for stderr - here map 0's --stats line, printed while map
+ * 1's temporary file is open - would land in a map: the tool opens
+ * /dev/null on what is missing of fds 0-2 first. Closed stdin, stdout and
+ * stderr each fail as they would (a write to a closed stdout is an error). */
+static void closed_standard_fds_never_take_a_map(void **state)
+{
+    (void)state;
+    char line[1024];
+    tu_result r = run(CHILD_PLAIN, ARGS("-s", "1", "-n", "2", "--size", "10x3", "-o", "ref%d.txt"));
+    assert_int_equal(r.status, 0);
+    tu_result_free(&r);
+    tu_cmd here = {.dir = tu_workdir};
+    snprintf(line, sizeof line, "exec 2>&-; '%s' -s 1 -n 2 --stats --size 10x3 -o m%%d.txt",
+             CAVEGEN_EXE);
+    r = tu_shell(&here, line);
+    assert_int_equal(r.status, 0);
+    tu_result_free(&r);
+    snprintf(line, sizeof line, "exec 0<&- 2>&-; '%s' -s 1 -n 2 --stats --size 10x3 -o n%%d.txt",
+             CAVEGEN_EXE);
+    r = tu_shell(&here, line);
+    assert_int_equal(r.status, 0);
+    tu_result_free(&r);
+    const char *names[] = {"m0.txt", "m1.txt", "n0.txt", "n1.txt"};
+    for (size_t i = 0; i < 4; i++) {
+        char a[512], b[512];
+        tu_path(a, sizeof a, names[i]);
+        snprintf(b, sizeof b, "%s/ref%c.txt", tu_workdir, names[i][1]);
+        char *got = tu_read_file(a, NULL), *want = tu_read_file(b, NULL);
+        assert_non_null(got);
+        if (strcmp(got, want) != 0)
+            fail_msg("%s is not the map: '%s'", names[i], got);
+        free(got);
+        free(want);
+    }
+    /* Mid-run, with stderr closed: fd 2 is /dev/null, not the temporary
+     * file, so no message can land in the map. */
+    snprintf(line, sizeof line,
+             "exec 2>&-; exec '%s' -s 1 --size 3000x3000 --fill 50 --step 'smooth 100000' "
+             "-o slow.txt",
+             CAVEGEN_EXE);
+    tu_child c = tu_start(&here, "/bin/sh", ARGS("-c", line));
+    assert_true(wait_for_temp(".slow.txt.", c.pid));
+    char fd2[64], where[512] = "";
+    snprintf(fd2, sizeof fd2, "/proc/%d/fd/2", (int)c.pid);
+    ssize_t n = readlink(fd2, where, sizeof where - 1);
+    kill(c.pid, SIGTERM);
+    r = tu_finish(&c);
+    tu_result_free(&r);
+    if (n < 0 || strcmp(where, "/dev/null") != 0)
+        fail_msg("with stderr closed, fd 2 is '%s'", n < 0 ? strerror(errno) : where);
+    /* A closed stdout is a write error, not a silent success. */
+    snprintf(line, sizeof line, "exec >&-; '%s' -s 1 --size 10x3", CAVEGEN_EXE);
+    r = tu_shell(&here, line);
+    assert_failed_with(&r, "cannot write to standard output: Bad file descriptor");
+    tu_result_free(&r);
+    /* -i - with stdin closed: a read error. */
+    snprintf(line, sizeof line, "exec 0<&-; '%s' -i - -o x.txt", CAVEGEN_EXE);
+    r = tu_shell(&here, line);
+    assert_failed_with(&r, "cannot read standard input: Bad file descriptor");
+    tu_result_free(&r);
+    assert_dir(tu_workdir, "m0.txt m1.txt n0.txt n1.txt ref0.txt ref1.txt ");
+}
+
+static int is_link(const char *name)
+{
+    char path[512];
+    struct stat st;
+    tu_path(path, sizeof path, name);
+    return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+/* docs/cli.md: a symbolic link is written through - the file it points to
+ * is replaced, the link kept - and one that cannot be followed (dangling,
+ * a loop, through a missing folder) is refused and kept, as root or not;
+ * "/dev/stdout" with stdout closed (a link to /proc/self/fd/1) is never
+ * replaced by a file. */
+static void symlinks_are_written_through_or_refused(void **state)
+{
+    (void)state;
+    char path[512], dir[512];
+    tu_path(dir, sizeof dir, "d");
+    assert_int_equal(mkdir(dir, 0777), 0);
+    assert_int_equal(chmod(dir, 0777), 0);
+    static const enum child_mode modes[] = {CHILD_PLAIN, CHILD_NOBODY};
+    for (size_t m = 0; m < 2; m++) {
+        if (modes[m] == CHILD_NOBODY && geteuid() != 0)
+            break; /* not root: the plain run is the unprivileged one */
+        static const struct {
+            const char *link, *to, *why;
+        } bad[] = {
+            {"d/dangling", "nowhere", "No such file or directory"},
+            {"d/loop", "loop", "Too many levels of symbolic links"},
+            {"d/through", "missing/map.txt", "No such file or directory"},
+        };
+        for (size_t i = 0; i < 3; i++) {
+            tu_path(path, sizeof path, bad[i].link);
+            unlink(path);
+            assert_int_equal(symlink(bad[i].to, path), 0);
+            tu_result r = run(modes[m], ARGS("-s", "1", "--size", "8x4", "-o", bad[i].link));
+            if (r.status == 125) {
+                tu_result_free(&r);
+                skip();
+            }
+            char why[256];
+            snprintf(why, sizeof why,
+                     "cannot write '%s': it is a symbolic link that cannot be "
+                     "followed (%s)",
+                     bad[i].link, bad[i].why);
+            assert_failed_with(&r, why);
+            tu_result_free(&r);
+            assert_true(is_link(bad[i].link));
+        }
+        assert_dir(dir, "dangling loop through ");
+        /* A good link: the file it points to is replaced, the link kept. */
+        put_file(dir, "target.txt", OLD_TEXT);
+        tu_path(path, sizeof path, "d/target.txt");
+        assert_int_equal(chmod(path, 0666), 0);
+        tu_path(path, sizeof path, "d/good");
+        unlink(path);
+        assert_int_equal(symlink("target.txt", path), 0);
+        tu_result r = run(modes[m], ARGS("-s", "1", "--size", "8x4", "-o", "d/good"));
+        assert_int_equal(r.status, 0);
+        tu_result_free(&r);
+        assert_true(is_link("d/good"));
+        char target[600];
+        snprintf(target, sizeof target, "%s/target.txt", dir);
+        char *text = tu_read_file(target, NULL);
+        assert_int_equal(strlen(text), 9 * 4);
+        free(text);
+        assert_dir(dir, "dangling good loop target.txt through ");
+        tu_rmtree(dir);
+        assert_int_equal(mkdir(dir, 0777), 0);
+        assert_int_equal(chmod(dir, 0777), 0);
+    }
+    /* /dev/stdout's kind of link with stdout closed. */
+    tu_path(path, sizeof path, "stdout");
+    assert_int_equal(symlink("/proc/self/fd/1", path), 0);
+    char line[1024];
+    snprintf(line, sizeof line, "exec >&-; '%s' -s 1 --size 8x4 -o stdout", CAVEGEN_EXE);
+    tu_cmd here = {.dir = tu_workdir};
+    tu_result r = tu_shell(&here, line);
+    tu_result_free(&r);
+    assert_true(is_link("stdout"));
+    snprintf(line, sizeof line, "exec >&-; '%s' -s 1 --size 8x4 -o /dev/stdout", CAVEGEN_EXE);
+    r = tu_shell(&here, line);
+    tu_result_free(&r);
+    struct stat st;
+    assert_int_equal(lstat("/dev/stdout", &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    /* The same link to a pipe, which has no path ("pipe:[N]"): written in
+     * place, as the kernel opens it. */
+    tu_cmd piped = {.dir = tu_workdir, .stdout_pipe = 1};
+    tu_child pc = tu_start(&piped, CAVEGEN_EXE, ARGS("-s", "1", "--size", "8x4", "-o", "stdout"));
+    r = tu_finish(&pc);
+    assert_int_equal(r.status, 0);
+    assert_int_equal(r.outlen, 9 * 4);
+    tu_result_free(&r);
+    assert_true(is_link("stdout"));
+    assert_dir(tu_workdir, "d stdout ");
+}
+
+/* A map that replaces a file keeps its permissions (a private map stays
+ * private) and, where the tool may give it, its owner and group. */
+static void a_replaced_file_keeps_its_mode_and_owner(void **state)
+{
+    (void)state;
+    char path[512];
+    struct stat st;
+    put_file(tu_workdir, "private.txt", OLD_TEXT);
+    tu_path(path, sizeof path, "private.txt");
+    assert_int_equal(chmod(path, 0600), 0);
+    tu_result r = run(CHILD_PLAIN, ARGS("-s", "1", "--size", "8x4", "-o", "private.txt"));
+    assert_int_equal(r.status, 0);
+    tu_result_free(&r);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0600);
+    assert_int_equal(st.st_size, 9 * 4);
+    assert_int_equal(chmod(path, 0640), 0);
+    r = run(CHILD_PLAIN, ARGS("-s", "2", "--size", "8x4", "-n", "1", "-o", "private%.0d.txt"));
+    tu_result_free(&r);
+    if (geteuid() != 0)
+        return;
+    /* As root: the owner and group are kept too. */
+    assert_int_equal(chown(path, NOBODY, NOBODY), 0);
+    assert_int_equal(chmod(path, 0604), 0);
+    r = run(CHILD_PLAIN, ARGS("-s", "3", "--size", "8x4", "-o", "private.txt"));
+    assert_int_equal(r.status, 0);
+    tu_result_free(&r);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_uid, NOBODY);
+    assert_int_equal(st.st_gid, NOBODY);
+    assert_int_equal(st.st_mode & 07777, 0604);
+    /* nobody replacing root's file (in a folder nobody may write): the new
+     * file is nobody's, with the old permissions. */
+    char dir[512];
+    tu_path(dir, sizeof dir, "open");
+    assert_int_equal(mkdir(dir, 0777), 0);
+    assert_int_equal(chmod(dir, 0777), 0);
+    put_file(dir, "roots.txt", OLD_TEXT);
+    char roots[600];
+    snprintf(roots, sizeof roots, "%s/roots.txt", dir);
+    assert_int_equal(chmod(roots, 0646), 0);
+    r = run(CHILD_NOBODY, ARGS("-s", "1", "--size", "8x4", "-o", "open/roots.txt"));
+    assert_int_equal(r.status, 0);
+    tu_result_free(&r);
+    assert_int_equal(stat(roots, &st), 0);
+    assert_int_equal(st.st_uid, NOBODY);
+    assert_int_equal(st.st_mode & 07777, 0646);
+    /* In a sticky folder (/tmp) another user's file cannot be renamed
+     * over: refused before the run (which here would fail later). */
+    assert_int_equal(chmod(dir, 01777), 0);
+    put_file(dir, "sticky.txt", OLD_TEXT);
+    snprintf(roots, sizeof roots, "%s/sticky.txt", dir);
+    assert_int_equal(chmod(roots, 0666), 0);
+    r = run(CHILD_NOBODY, ARGS("-s", "1", "--size", "3000x3000", "--fill", "50", "--step",
+                               "smooth 100000", "-o", "open/sticky.txt"));
+    assert_failed_with(&r, "cannot write 'open/sticky.txt': Operation not permitted");
+    tu_result_free(&r);
+    assert_dir(dir, "roots.txt sticky.txt ");
+}
+
+/* --stats lines are for maps written: none when stdout fails, for one map
+ * or a batch (buffered, or straight into the stream). */
+static void stats_only_for_maps_that_reached_stdout(void **state)
+{
+    (void)state;
+    const char *const *cases[] = {
+        ARGS("-s", "1", "--size", "20x10", "--stats"),
+        ARGS("-s", "1", "--size", "20x10", "--stats", "-n", "3"),
+        ARGS("-s", "1", "--size", "20x10", "--stats=json", "-n", "3", "-j", "2"),
+        ARGS("-s", "1", "--size", "3000x2000", "--stats", "-n", "2"),
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_child full = start(CHILD_PLAIN, "/dev/full", cases[i]);
+        tu_result r = tu_finish(&full);
+        assert_failed_with(&r, "cannot write to standard output: No space left on device");
+        tu_result_free(&r);
+    }
+}
+
+/* A Tiled map written through a symbolic link references the tileset image
+ * beside the file the link points to, and the image is written there. */
+static void a_tiled_map_through_a_link_gets_its_tileset_beside_it(void **state)
+{
+    (void)state;
+    TU_REQUIRE_PNG();
+    char dir[512], path[512];
+    tu_path(dir, sizeof dir, "maps");
+    assert_int_equal(mkdir(dir, 0755), 0);
+    put_file(dir, "cave.tmx", OLD_TEXT);
+    tu_path(path, sizeof path, "cave.tmx");
+    assert_int_equal(symlink("maps/cave.tmx", path), 0);
+    tu_result r = run(CHILD_PLAIN, ARGS("-s", "1", "--size", "8x4", "-o", "cave.tmx"));
+    assert_int_equal(r.status, 0);
+    tu_result_free(&r);
+    char want[64];
+    snprintf(want, sizeof want, "cave.tmx %s ", CG_TILESET_IMAGE);
+    assert_dir(dir, want);
+    assert_dir(tu_workdir, "cave.tmx maps ");
+    assert_true(is_link("cave.tmx"));
+}
+
+/* The memory budget holds for the whole process: under an address-space
+ * limit (`ulimit -v`) just above --max-memory, hostile inputs and runs are
+ * refused cleanly, with the message that names the limit they passed, not
+ * by running out ("out of memory") or by a signal. Not in a sanitizer
+ * build, whose shadow memory needs terabytes of address space. */
+static void the_budget_holds_under_an_address_space_limit(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip();
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    skip();
+#endif
+#endif
+    /* A map of 8 MB: 2000 rows of 4000 cells. */
+    char big[512];
+    tu_path(big, sizeof big, "big.txt");
+    FILE *f = fopen(big, "w");
+    assert_non_null(f);
+    for (int y = 0; y < 2000; y++) {
+        for (int x = 0; x < 4000; x++)
+            fputc(x % 7 ? '.' : '#', f);
+        fputc('\n', f);
+    }
+    assert_int_equal(fclose(f), 0);
+    const struct {
+        const char *const *args;
+        const char *needle;
+    } cases[] = {
+        {ARGS("--max-memory", AS_BUDGET, "-i", "/dev/zero", "-o", "x.txt"),
+         "/dev/zero:1:1048577: a row has more than 1048576 cells"},
+        {ARGS("--max-memory", "4M", "-i", "big.txt", "-o", "x.txt"),
+         "cannot read 'big.txt': it is larger than the memory budget of 4 MiB"},
+        {ARGS("--max-memory", AS_BUDGET, "-p", "/dev/zero", "-o", "x.txt"),
+         "/dev/zero:1:1: line too long or not text"},
+        {ARGS("--max-memory", AS_BUDGET, "-s", "1", "-W", "2047", "-H", "2049", "--fill", "45",
+              "-n", "64", "-j", "64", "-o", "-"),
+         "64 2047x2049 maps at once need at least"},
+        {ARGS("--max-memory", AS_BUDGET, "-s", "1", "--size", "4x4", "--chunk", "0,0", "--step",
+              "smooth 100000", "-o", "x.txt"),
+         "over the work a chunk may take"},
+        {ARGS("--max-memory", AS_BUDGET, "-s", "1", "--size", "20000x20000", "-o", "x.txt"),
+         "over the memory budget of 64 MiB"},
+        {ARGS("--max-memory", AS_BUDGET, "-s", "1", "--size", "10000x10000", "--fill", "45",
+              "--step", "remove-walls min=10", "-o", "x.txt"),
+         "needs more than the memory budget"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_result r = run(CHILD_AS, cases[i].args);
+        if (r.status == 126) {
+            tu_result_free(&r);
+            skip();
+        }
+        assert_failed_with(&r, cases[i].needle);
+        tu_result_free(&r);
+    }
+    assert_dir(tu_workdir, "big.txt ");
+}
+
 int main(void)
 {
 #define CASE(f) cmocka_unit_test_setup_teardown(f, setup, tu_workdir_teardown)
@@ -457,6 +814,12 @@ int main(void)
         CASE(signals_mid_run_leave_no_temporary_and_keep_the_old_file),
         CASE(a_signal_at_any_time_leaves_the_old_file_or_the_new_one),
         CASE(an_interrupted_batch_keeps_only_complete_maps),
+        CASE(closed_standard_fds_never_take_a_map),
+        CASE(symlinks_are_written_through_or_refused),
+        CASE(a_replaced_file_keeps_its_mode_and_owner),
+        CASE(stats_only_for_maps_that_reached_stdout),
+        CASE(a_tiled_map_through_a_link_gets_its_tileset_beside_it),
+        CASE(the_budget_holds_under_an_address_space_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

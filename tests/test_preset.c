@@ -2,6 +2,7 @@
  * line endings, every kind of error with its line and column, atomicity of a
  * failed parse; the built-in presets: their table, their meaning (docs/algorithms.md,
  * checked against fill + the oracle) and golden outputs (tests/golden/). */
+#define _GNU_SOURCE /* MAP_ANONYMOUS, MAP_FIXED */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,6 +11,12 @@
 
 #include "oracle.h"
 #include "testutil.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 
 #ifndef CG_TEST_DIR
 #error "CG_TEST_DIR must name the tests/ directory"
@@ -629,6 +636,120 @@ static void builtin_presets_match_golden_outputs(void **state)
     }
 }
 
+/* ------------------------------------------------------- hostile sizes */
+
+/* A text of more than INT_MAX lines: 2^31 newlines, then "bogus" on line
+ * 2^31 + 1. The 2 GiB are one 64 KiB file of newlines mapped 32768 times
+ * side by side, so they take 64 KiB of memory. The line count must not
+ * overflow (signed overflow is undefined): the diagnostic's line is capped
+ * at INT_MAX. */
+static void a_text_of_more_than_int_max_lines_reports_a_capped_line(void **state)
+{
+    (void)state;
+    const size_t piece = (size_t)1 << 16, pieces = (size_t)1 << 15;
+    char tmpl[] = "/tmp/cavegen-lines-XXXXXX";
+    int fd = mkstemp(tmpl);
+    assert_true(fd >= 0);
+    unlink(tmpl);
+    char *nl = malloc(piece);
+    assert_non_null(nl);
+    memset(nl, '\n', piece);
+    assert_int_equal(write(fd, nl, piece), (ssize_t)piece);
+    free(nl);
+    size_t total = piece * pieces + (size_t)sysconf(_SC_PAGESIZE);
+    char *text = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(text != MAP_FAILED);
+    for (size_t i = 0; i < pieces; i++)
+        assert_true(mmap(text + i * piece, piece, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) !=
+                    MAP_FAILED);
+    char *tail = mmap(text + piece * pieces, total - piece * pieces, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    assert_true(tail != MAP_FAILED);
+    close(fd);
+    memcpy(tail, "bogus\n", 6);
+
+    cg_pipeline *p = NULL;
+    cg_diag diag = {0};
+    assert_int_equal(cg_pipeline_new(&p), CG_OK);
+    assert_int_equal(cg_pipeline_parse(p, text, piece * pieces + 6, &diag), CG_EPARSE);
+    assert_int_equal(diag.line, INT_MAX);
+    assert_int_equal(diag.column, 1);
+    assert_non_null(strstr(diag.message, "unknown step 'bogus'"));
+    /* And a good step there parses. */
+    memcpy(tail, "fill 45\n", 8);
+    assert_int_equal(cg_pipeline_parse(p, text, piece * pieces + 8, &diag), CG_OK);
+    assert_int_equal(cg_pipeline_step_count(p), 1);
+    cg_pipeline_free(p);
+    munmap(text, total);
+}
+
+static double seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Parsing is linear in the steps: 400,000 steps in one text, and 40,000
+ * appended one parse at a time (as the tool does for --step), each take
+ * seconds at most (quadratic, they took minutes). The ordinals stay what
+ * they were: a pipeline parsed a line at a time makes the map of the same
+ * text parsed at once. */
+static void parsing_many_steps_is_linear(void **state)
+{
+    (void)state;
+    const size_t n = 200000;
+    const char *pair = "smooth 1\nfill 40\n";
+    size_t plen = strlen(pair);
+    char *text = malloc(n * plen + 1);
+    assert_non_null(text);
+    for (size_t i = 0; i < n; i++)
+        memcpy(text + i * plen, pair, plen);
+    text[n * plen] = '\0';
+    cg_pipeline *p = NULL;
+    cg_diag diag = {0};
+    double t0 = seconds();
+    assert_int_equal(cg_pipeline_new(&p), CG_OK);
+    assert_int_equal(cg_pipeline_parse(p, text, n * plen, &diag), CG_OK);
+    double t1 = seconds();
+    assert_int_equal(cg_pipeline_step_count(p), 2 * n);
+    cg_pipeline_free(p);
+    free(text);
+
+    cg_pipeline *q = NULL;
+    assert_int_equal(cg_pipeline_new(&q), CG_OK);
+    for (size_t i = 0; i < 20000; i++) {
+        assert_int_equal(cg_pipeline_parse(q, "fill 45", 7, &diag), CG_OK);
+        assert_int_equal(cg_pipeline_parse(q, "smooth 1", 8, &diag), CG_OK);
+    }
+    double t2 = seconds();
+    cg_pipeline_free(q);
+    print_message("400000 steps in one text: %.2f s; 40000 one at a time: %.2f s\n", t1 - t0,
+                  t2 - t1);
+    assert_true(t1 - t0 < 20);
+    assert_true(t2 - t1 < 20);
+
+    const char *once_text = "fill 45\nsmooth 1\nfill 40\nsmooth 2\nfill 30 \n";
+    const char *lines[] = {"fill 45", "smooth 1", "fill 40", "smooth 2", "fill 30"};
+    cg_pipeline *once = tu_pipeline(once_text), *by_line = NULL;
+    assert_int_equal(cg_pipeline_new(&by_line), CG_OK);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(cg_pipeline_parse(by_line, lines[i], strlen(lines[i]), &diag), CG_OK);
+    for (uint64_t seed = 1; seed <= 5; seed++) {
+        cg_grid *a = NULL, *b = NULL;
+        assert_int_equal(tu_run_pipeline(once, seed, 67, 13, NULL, &a, &diag), CG_OK);
+        assert_int_equal(tu_run_pipeline(by_line, seed, 67, 13, NULL, &b, &diag), CG_OK);
+        char *ta = tu_ascii(a), *tb = tu_ascii(b);
+        assert_string_equal(ta, tb);
+        free(ta);
+        free(tb);
+        cg_grid_free(a);
+        cg_grid_free(b);
+    }
+    cg_pipeline_free(once);
+    cg_pipeline_free(by_line);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -655,6 +776,8 @@ int main(void)
         cmocka_unit_test(every_builtin_preset_parses),
         cmocka_unit_test(builtin_seed_presets_are_fill_then_their_stages),
         cmocka_unit_test(builtin_presets_match_golden_outputs),
+        cmocka_unit_test(a_text_of_more_than_int_max_lines_reports_a_capped_line),
+        cmocka_unit_test(parsing_many_steps_is_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

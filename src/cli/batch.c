@@ -19,15 +19,17 @@
  *
  * Interruption: the main thread alone creates, renames and removes the
  * temporary files, with the signals blocked meanwhile (output.c), and the
- * pool's threads never take SIGINT, SIGTERM or SIGHUP. The handler, on the
- * main thread, removes every pending temporary file and lets the signal kill
- * the process: every file renamed before is complete, no temporary file is
- * left, and the exit status tells the shell about the signal (128 + N).
+ * pool's threads never take the signals that end the process (but a fault,
+ * which cannot be blocked). The handler, on the main thread, removes every
+ * pending temporary file and lets the signal kill the process: every file
+ * renamed before is complete, no temporary file is left, and the exit
+ * status tells the shell about the signal (128 + N).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* POSIX.1-2008 with XSI: realpath */
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +122,10 @@ struct batch {
     uint64_t written; /* maps written to stdout so far */
     struct job *jobs;
     size_t cap;
+    /* The folders this run created for its names, in order of creation:
+     * removed again, those left empty, if the batch fails. */
+    char **made;
+    size_t nmade, capmade;
 };
 
 /* ----------------------------------------------------------- one map */
@@ -304,22 +310,57 @@ static void map_task(void *arg, size_t k)
 
 /* ------------------------------------------------------------ outputs */
 
+/* Remembers a folder the run created; 0, or -1 when out of memory. */
+static int note_made(struct batch *b, const char *dir)
+{
+    if (b->nmade == b->capmade) {
+        size_t cap = b->capmade ? 2 * b->capmade : 16;
+        char **grown =
+            cap <= SIZE_MAX / sizeof *grown ? realloc(b->made, cap * sizeof *grown) : NULL;
+        if (!grown)
+            return -1;
+        b->made = grown;
+        b->capmade = cap;
+    }
+    size_t n = strlen(dir) + 1;
+    if (!(b->made[b->nmade] = malloc(n)))
+        return -1;
+    memcpy(b->made[b->nmade++], dir, n);
+    return 0;
+}
+
 /* Creates the missing folders of path, as mkdir -p would: a batch's
  * pattern may name a folder per map. Failures are left to the open. */
-static void make_parents(const char *path)
+static int make_parents(struct batch *b, const char *path)
 {
-    char *copy = malloc(strlen(path) + 1);
+    size_t n = strlen(path);
+    char *copy = malloc(n + 1);
+    int rc = 0;
     if (!copy)
-        return;
-    strcpy(copy, path);
-    for (char *p = copy + 1; *p; p++) {
+        return -1;
+    memcpy(copy, path, n + 1);
+    for (char *p = copy + 1; *p && rc == 0; p++) {
         if (*p != '/' || p[-1] == '/')
             continue;
         *p = '\0';
-        mkdir(copy, 0777); /* EEXIST and the rest: the open reports what matters */
+        /* EEXIST and the rest: the open reports what matters. */
+        if (mkdir(copy, 0777) == 0)
+            rc = note_made(b, copy);
         *p = '/';
     }
     free(copy);
+    return rc;
+}
+
+/* After a failed batch: removes the folders it created that hold nothing
+ * (the maps already written keep theirs), the deepest first. */
+static void remove_made(struct batch *b)
+{
+    while (b->nmade > 0) {
+        char *dir = b->made[--b->nmade];
+        rmdir(dir); /* ENOTEMPTY: it holds maps, or someone else's files */
+        free(dir);
+    }
 }
 
 /* A Tiled map written to a file references the tileset image
@@ -335,15 +376,22 @@ static int write_tileset(const char *map_path)
 
     if (stat(map_path, &st) != 0 || !S_ISREG(st.st_mode))
         return CLI_EXIT_OK;
+    /* A map reached through a symbolic link references the image beside
+     * the file the link points to, where the map is. */
+    char *real = NULL;
+    if (lstat(map_path, &st) == 0 && S_ISLNK(st.st_mode) && (real = realpath(map_path, NULL)))
+        map_path = real;
     const char *slash = strrchr(map_path, '/');
     size_t dirlen = slash ? (size_t)(slash - map_path) + 1 : 0;
     char *path = malloc(dirlen + sizeof CG_TILESET_IMAGE);
     if (!path) {
+        free(real);
         cli_error("out of memory");
         return CLI_EXIT_FAILURE;
     }
     memcpy(path, map_path, dirlen);
     memcpy(path + dirlen, CG_TILESET_IMAGE, sizeof CG_TILESET_IMAGE);
+    free(real);
 
     int rc = CLI_EXIT_OK;
     if (lstat(path, &st) != 0 && (rc = cli_output_open(&out, path)) == CLI_EXIT_OK) {
@@ -377,6 +425,19 @@ static int stream_out(struct batch *b, const struct buf *text)
     return CLI_EXIT_OK;
 }
 
+/* Pushes what stdout buffers to the stream, so that a --stats line is
+ * printed only for a map that reached it (docs/cli.md). */
+static int flush_stream(void)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return CLI_EXIT_OK;
+    int err = errno ? errno : EIO;
+    if (err != EPIPE)
+        cli_error("cannot write to standard output: %s", strerror(err));
+    return CLI_EXIT_FAILURE;
+}
+
 /* --------------------------------------------------------------- sizes */
 
 static uint64_t map_cells(const struct cli_run *run)
@@ -400,6 +461,20 @@ static int one_at_a_time(const struct cli_run *run)
     return split_maps(run) || run->threads == 1;
 }
 
+/* A rough size of one map's text, with room for its buffer's growth
+ * (distances lines are longer). */
+static uint64_t text_bytes(const struct cli_run *run)
+{
+    return map_cells(run) * (run->opt->format == CG_FORMAT_DISTANCES ? 16 : 2) + 4096;
+}
+
+/* The maps of a round to stdout are buffered until written in order:
+ * except one map at a time, which goes straight into the stream. */
+static int buffered_stream(const struct cli_run *run)
+{
+    return run->opt->output == NULL && !split_maps(run);
+}
+
 int cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_once)
 {
     cg_run_options ro = {.seed = run->seed,
@@ -417,6 +492,10 @@ int cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_
         cg_grid_bytes(run->width ? run->width : 1, run->height ? run->height : 1, &grid) == CG_OK &&
         bytes <= UINT64_MAX - grid)
         bytes += grid;
+    /* Each map in flight holds its text until its turn comes (a round
+     * holds more only of maps small enough for ROUND_BYTES). */
+    if (buffered_stream(run) && bytes <= UINT64_MAX - text_bytes(run))
+        bytes += text_bytes(run);
     uint64_t count = run->opt->count ? run->opt->count : 1;
     *per_map = bytes;
     *at_once = one_at_a_time(run) ? 1 : count < run->threads ? (unsigned)count : run->threads;
@@ -441,9 +520,9 @@ static size_t round_size(const struct batch *b)
         if (n > CLI_MAX_TEMPS)
             n = CLI_MAX_TEMPS;
     } else {
-        /* A rough size of one map's text; distances lines are longer. */
-        uint64_t bytes = map_cells(run) * (b->wopt.format == CG_FORMAT_DISTANCES ? 16 : 2) + 4096;
-        n = ROUND_BYTES / bytes;
+        /* At least a map per thread; the budget counts their texts
+         * (cli_batch_memory). */
+        n = ROUND_BYTES / text_bytes(run);
         if (n < run->threads)
             n = run->threads;
         if (n > ROUND_MAX)
@@ -476,10 +555,12 @@ static size_t open_round(struct batch *b, size_t k, uint64_t first)
             cli_error("out of memory");
             return j;
         }
-        if (!b->batch)
+        if (!b->batch) {
             strcpy(job->path, pattern);
-        else
-            make_parents(job->path);
+        } else if (make_parents(b, job->path) != 0) {
+            cli_error("out of memory");
+            return j;
+        }
         if (cli_output_open(&job->out, job->path) != CLI_EXIT_OK)
             return j;
         job->opened = 1;
@@ -545,6 +626,8 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
         }
         if (!job->path)
             b->written++;
+        if (rc == CLI_EXIT_OK && !job->path && opt->stats != CLI_STATS_NONE)
+            rc = flush_stream();
         if (rc == CLI_EXIT_OK && job->map)
             format_stats(b, job);
         if (rc == CLI_EXIT_OK && opt->stats != CLI_STATS_NONE) {
@@ -566,6 +649,24 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
     if (rc == CLI_EXIT_OK)
         cli_progress_update(progress, *done);
     return rc;
+}
+
+/* The names of a batch are made round by round; what can fail in any of
+ * them is checked before the first map: the longest, the last map's, must
+ * have no folder or file name over NAME_MAX and fit in PATH_MAX (the
+ * folders may not exist yet, so the limits are the system's). */
+static int check_names(const struct batch *b, uint64_t count)
+{
+    char *last = cli_pattern_format(b->opt->output, count - 1);
+    if (!last) {
+        cli_error("out of memory");
+        return CLI_EXIT_FAILURE;
+    }
+    int err = cli_name_check(last);
+    if (err)
+        cli_error("cannot write '%s': %s", last, strerror(err));
+    free(last);
+    return err ? CLI_EXIT_FAILURE : CLI_EXIT_OK;
 }
 
 int cli_batch_run(const struct cli_run *run)
@@ -603,6 +704,8 @@ int cli_batch_run(const struct cli_run *run)
         b.scale.origin_x = opt->chunk_x * (int64_t)run->width;
         b.scale.origin_y = opt->chunk_y * (int64_t)run->height;
     }
+    if (b.batch && !b.stream && check_names(&b, count) != CLI_EXIT_OK)
+        return CLI_EXIT_FAILURE;
     if (run->threads > 1) {
         int err = cli_pool_new(&pool, run->threads);
         if (err) {
@@ -644,7 +747,7 @@ int cli_batch_run(const struct cli_run *run)
         if (rc == CLI_EXIT_OK)
             rc = crc;
     }
-    cli_progress_clear(&progress);
+    cli_progress_stop(&progress);
     /* After a failure, said already, stdout is left to exit(). */
     if (b.stream && rc == CLI_EXIT_OK)
         rc = cli_close_stdout();
@@ -657,5 +760,10 @@ int cli_batch_run(const struct cli_run *run)
     }
     free(b.jobs);
     cli_pool_free(pool);
+    if (rc != CLI_EXIT_OK)
+        remove_made(&b);
+    for (size_t j = 0; j < b.nmade; j++)
+        free(b.made[j]);
+    free(b.made);
     return rc;
 }

@@ -110,8 +110,8 @@ void cli_options_free(struct cli_options *opt);
 /* ---------------------------------------------------------------- pool */
 
 /* A fixed pool of threads running parallel loops, shared by the maps of a
- * batch and the stripes of one big map. The threads block SIGINT, SIGTERM
- * and SIGHUP: only the main thread takes them (output.c). */
+ * batch and the stripes of one big map. The threads block the signals that
+ * end the process: only the main thread takes them (output.c). */
 typedef struct cli_pool cli_pool;
 
 /* threads counts the caller: threads - 1 are started. Returns 0 or an
@@ -137,8 +137,11 @@ void cli_progress_start(struct cli_progress *p, uint64_t total, int enabled);
 /* Redraws for done maps of total, at most ten times a second (always for
  * the last one). */
 void cli_progress_update(struct cli_progress *p, uint64_t done);
-/* Erases the bar, so that a line can be printed on stderr. */
+/* Erases the bar, so that a line can be printed on stderr (every
+ * cli_error does so: cli_progress_start hooks it to the messages). */
 void cli_progress_clear(struct cli_progress *p);
+/* Erases the bar for good and unhooks it from the messages. */
+void cli_progress_stop(struct cli_progress *p);
 
 /* ---------------------------------------------------------------- batch */
 
@@ -203,7 +206,8 @@ struct cli_output {
 /* Temporary files in flight at most (a batch's files in one round). */
 #define CLI_MAX_TEMPS 64
 
-/* Installs SIGINT/SIGTERM/SIGHUP handlers that remove a pending temporary
+/* Installs, for every signal that ends the process (but SIGKILL, and
+ * SIGXFSZ, which it ignores), a handler that removes the pending temporary
  * file before the signal takes its default action. */
 void cli_install_signal_handlers(void);
 
@@ -224,7 +228,8 @@ int cli_output_close(struct cli_output *out);
 /* fsyncs the directory holding target, making renames in it durable. */
 void cli_sync_directory(const char *target);
 
-/* Blocks / restores SIGINT, SIGTERM and SIGHUP in the calling thread. */
+/* Blocks / restores the signals that end the process (but the faults) in
+ * the calling thread. */
 void cli_block_signals(sigset_t *old);
 void cli_restore_signals(const sigset_t *old);
 

@@ -128,8 +128,9 @@ static void help_rest(FILE *fp)
             "Exit status: 0 success; 1 runtime failure (a file cannot be read or is\n"
             "malformed, out of memory, a requirement was not met after the attempts, a\n"
             "write failed); 2 usage error (a bad option or value, an unknown preset name,\n"
-            "a bad step). Interrupted (SIGINT, SIGTERM, SIGHUP): no partial file is left\n"
-            "and the tool dies by the signal (a shell shows 128+N: 130 for Ctrl-C).\n",
+            "a bad step). Stopped by a signal (Ctrl-C, kill; any but SIGKILL): no partial\n"
+            "file is left and the tool dies by the signal (a shell shows 128+N: 130 for\n"
+            "Ctrl-C).\n",
             CLI_JOBS_MAX);
 }
 

@@ -4,10 +4,21 @@
 
 #include "messages.h"
 
+static void (*hook)(void *ctx);
+static void *hook_ctx;
+
+void cli_set_message_hook(void (*before)(void *ctx), void *ctx)
+{
+    hook = before;
+    hook_ctx = ctx;
+}
+
 static void vmessage(const char *fmt, va_list ap) CLI_PRINTF(1, 0);
 
 static void vmessage(const char *fmt, va_list ap)
 {
+    if (hook)
+        hook(hook_ctx);
     fputs("cavegen: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);

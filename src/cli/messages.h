@@ -24,6 +24,10 @@ enum {
 #define CLI_PRINTF(fmt, args)
 #endif
 
+/* Called before each message (NULL: nothing), so that the progress bar
+ * can erase its line first and a message never joins it. */
+void cli_set_message_hook(void (*before)(void *ctx), void *ctx);
+
 /* One line on stderr: "cavegen: " + the formatted text. */
 void cli_error(const char *fmt, ...) CLI_PRINTF(1, 2);
 

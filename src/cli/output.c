@@ -4,12 +4,14 @@
  * existing file is only ever replaced by a complete one. So a map goes to a
  * temporary file in the target's directory (same file system, so rename()
  * is atomic), is flushed and fsync'ed, and only then renamed over the
- * target. Any failure, or SIGINT/SIGTERM/SIGHUP, removes the temporary file.
+ * target. Any failure, or any signal that ends the process, removes the
+ * temporary file.
  */
 #define _XOPEN_SOURCE 700 /* POSIX.1-2008 with XSI: realpath */
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +32,40 @@
 static char temp_paths[CLI_MAX_TEMPS][4096];
 static volatile sig_atomic_t temp_live[CLI_MAX_TEMPS];
 
-static const int cleanup_signals[] = {SIGINT, SIGTERM, SIGHUP};
+/* Every signal whose default action ends the process, so that none leaves
+ * a temporary file behind: those another process or a limit sends
+ * (blocked while a slot changes and in the pool's threads), then the
+ * realtime ones (SIGRTMIN is not a constant), and the faults a bug would
+ * raise (never blocked: a blocked fault kills at once). SIGXFSZ is ignored
+ * instead (cli_install_signal_handlers). */
+static const int cleanup_signals[] = {
+    SIGHUP,    SIGINT,  SIGQUIT, SIGTERM,   SIGALRM, SIGUSR1,
+    SIGUSR2,   SIGPIPE, SIGXCPU, SIGVTALRM, SIGPROF,
+#ifdef SIGPOLL
+    SIGPOLL,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+};
 #define NSIGNALS (sizeof cleanup_signals / sizeof cleanup_signals[0])
+
+/* AddressSanitizer reports a fault from its own handler: leave the faults
+ * to it in a sanitizer build. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CLI_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CLI_ASAN 1
+#endif
+#endif
+#ifndef CLI_ASAN
+static const int fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+#define NFAULTS (sizeof fault_signals / sizeof fault_signals[0])
+#endif
 
 static void on_signal(int sig)
 {
@@ -48,6 +82,20 @@ static void signal_set(sigset_t *set)
     sigemptyset(set);
     for (size_t i = 0; i < NSIGNALS; i++)
         sigaddset(set, cleanup_signals[i]);
+#ifdef SIGRTMIN
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+        sigaddset(set, sig);
+#endif
+}
+
+/* Installs the handler for sig, unless our parent had it ignored (nohup,
+ * a shell's trap '' SIG): an ignored signal stays ignored. */
+static void handle(int sig, const struct sigaction *sa)
+{
+    struct sigaction old;
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+        return;
+    sigaction(sig, sa, NULL);
 }
 
 void cli_install_signal_handlers(void)
@@ -64,13 +112,16 @@ void cli_install_signal_handlers(void)
     sa.sa_flags = (int)SA_RESETHAND; /* an unsigned constant in glibc */
     signal_set(&sa.sa_mask);
 
-    for (size_t i = 0; i < NSIGNALS; i++) {
-        struct sigaction old;
-        /* A signal ignored by our parent (nohup) stays ignored. */
-        if (sigaction(cleanup_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-            continue;
-        sigaction(cleanup_signals[i], &sa, NULL);
-    }
+    for (size_t i = 0; i < NSIGNALS; i++)
+        handle(cleanup_signals[i], &sa);
+#ifdef SIGRTMIN
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+        handle(sig, &sa);
+#endif
+#ifndef CLI_ASAN
+    for (size_t i = 0; i < NFAULTS; i++)
+        handle(fault_signals[i], &sa);
+#endif
 }
 
 /* Creating or removing the temporary file and publishing its name must not
@@ -130,8 +181,9 @@ static int fail(struct cli_output *out, int err)
     return report(out, strerror(err));
 }
 
-/* Creates "DIR/.NAME.XXXXXX" beside target. */
-static int open_temp(struct cli_output *out)
+/* Creates "DIR/.NAME.XXXXXX" beside target. old: the file it replaces, or
+ * NULL for a new one. */
+static int open_temp(struct cli_output *out, const struct stat *old_file)
 {
     const char *slash = strrchr(out->target, '/');
     const char *name = slash ? slash + 1 : out->target;
@@ -163,10 +215,24 @@ static int open_temp(struct cli_output *out)
     if (fd < 0)
         return fail(out, err);
 
-    /* mkstemp creates mode 0600; give the map the mode a new file gets. */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0) {
+    /* mkstemp creates mode 0600. A new map gets the mode a new file gets;
+     * one that replaces a file keeps its permissions, and its owner and
+     * group where we may give them (root; or a group we are in), so a
+     * private map stays private. The owner first: fchown may clear bits. */
+    mode_t mode;
+    if (old_file) {
+        if ((old_file->st_uid != geteuid() || old_file->st_gid != getegid()) &&
+            fchown(fd, old_file->st_uid, old_file->st_gid) != 0 &&
+            fchown(fd, (uid_t)-1, old_file->st_gid) != 0) {
+            /* Not permitted: the map is ours, with the old permissions. */
+        }
+        mode = old_file->st_mode & 0777;
+    } else {
+        mode_t mask = umask(0);
+        umask(mask);
+        mode = 0666 & ~mask;
+    }
+    if (fchmod(fd, mode) != 0) {
         err = errno;
         close(fd);
         return fail(out, err);
@@ -181,9 +247,65 @@ static int open_temp(struct cli_output *out)
     return CLI_EXIT_OK;
 }
 
+/* The longest file name in the folder of path (NAME_MAX where unknown). */
+static long name_max(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = NULL;
+    long max = -1;
+    if (slash) {
+        size_t n = slash == path ? 1 : (size_t)(slash - path);
+        dir = malloc(n + 1);
+        if (dir) {
+            memcpy(dir, path, n);
+            dir[n] = '\0';
+        }
+    }
+    max = pathconf(dir ? dir : ".", _PC_NAME_MAX);
+    free(dir);
+    return max > 0 ? max : NAME_MAX;
+}
+
+/* What would make the final rename over target fail, checked now so that a
+ * long run does not end on it (the temporary file's creation checks the
+ * folder): a name too long for the folder, a path too long, or a file in a
+ * sticky folder (/tmp) that another user owns. st: the target's, or NULL
+ * when it does not exist yet. Returns 0 or an errno value. */
+static int check_rename(const char *target, const struct stat *st)
+{
+    const char *slash = strrchr(target, '/');
+    const char *name = slash ? slash + 1 : target;
+    if (strlen(target) >= PATH_MAX || (long)strlen(name) > name_max(target))
+        return ENAMETOOLONG;
+    if (st && geteuid() != 0 && st->st_uid != geteuid()) {
+        struct stat dir;
+        size_t n = slash ? (slash == target ? 1 : (size_t)(slash - target)) : 1;
+        char *d = malloc(n + 1);
+        if (!d)
+            return ENOMEM;
+        memcpy(d, slash ? target : ".", n);
+        d[n] = '\0';
+        int sticky = stat(d, &dir) == 0 && (dir.st_mode & S_ISVTX) && dir.st_uid != geteuid();
+        free(d);
+        if (sticky)
+            return EPERM;
+    }
+    return 0;
+}
+
+/* An output whose symbolic link cannot be followed. */
+static int fail_link(struct cli_output *out, int err)
+{
+    char why[256];
+    cli_output_abort(out);
+    snprintf(why, sizeof why, "it is a symbolic link that cannot be followed (%s)", strerror(err));
+    return report(out, why);
+}
+
 int cli_output_open(struct cli_output *out, const char *path)
 {
     struct stat st;
+    int err;
 
     memset(out, 0, sizeof *out);
     out->slot = -1;
@@ -194,15 +316,30 @@ int cli_output_open(struct cli_output *out, const char *path)
     out->path = path;
     out->target = path;
 
+    if (!path[0])
+        return fail(out, ENOENT);
     if (path[strlen(path) - 1] == '/')
         return fail(out, EISDIR);
 
-    /* Replace the file a symlink points to, not the link (a dangling link
-     * has nothing to resolve to and is replaced). */
+    /* A symbolic link is written through (docs/cli.md): the file it points
+     * to is replaced, or written in place if it is a device or a FIFO, and
+     * the link is kept. A link the kernel follows to something with no
+     * path (/dev/stdout on a pipe, a socket or a deleted file: /proc's
+     * "pipe:[N]") is written in place, as the kernel opens it. A link that
+     * cannot be followed - dangling, a loop, a folder on its way missing or
+     * closed to us, /dev/stdout with standard output closed - is refused:
+     * replacing it with a file would destroy the link, and guessing where
+     * it meant to point could write anywhere (as root, into /dev). */
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
         out->resolved = realpath(path, NULL);
-        if (out->resolved)
-            out->target = out->resolved;
+        if (!out->resolved) {
+            err = errno;
+            if (stat(path, &st) != 0 || S_ISDIR(st.st_mode))
+                return fail_link(out, err);
+            out->fp = fopen(path, "wb");
+            return out->fp ? CLI_EXIT_OK : fail(out, errno);
+        }
+        out->target = out->resolved;
     }
 
     if (stat(out->target, &st) == 0) {
@@ -218,8 +355,17 @@ int cli_output_open(struct cli_output *out, const char *path)
          * ordinary open would. */
         if (access(out->target, W_OK) != 0)
             return fail(out, errno);
+        if ((err = check_rename(out->target, &st)) != 0)
+            return fail(out, err);
+        return open_temp(out, &st);
     }
-    return open_temp(out);
+    /* Only a missing file is created; any other failure (a loop, a file
+     * where a folder should be, no search permission) is reported. */
+    if (errno != ENOENT)
+        return fail(out, errno);
+    if ((err = check_rename(out->target, NULL)) != 0)
+        return fail(out, err);
+    return open_temp(out, NULL);
 }
 
 /* Makes the rename itself durable; some file systems cannot sync a

@@ -1,6 +1,9 @@
 /* pattern.c - the output names of a batch: a printf-style pattern with one
  * %d (pattern.h). Formatted here, not by snprintf: the format comes from
  * the command line, and the index may be beyond an int. */
+#define _POSIX_C_SOURCE 200809L /* NAME_MAX, PATH_MAX */
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,12 +75,41 @@ static size_t parse_conversion(const char *p, struct conversion *c, const char *
                "precision: %04d) or be written %%";
         return 0;
     }
+    /* Precision 0 prints no digit for 0: map 0 would get an empty name, or
+     * "dir/" or "/x" from "dir/%.0d" or "%.0d/x". */
+    if (c->precision == 0) {
+        *why = "a %d's precision must be at least 1 (with 0, map 0 has no digit)";
+        return 0;
+    }
     return i + 1;
+}
+
+/* Nonzero if a ".." after the folder or name holding the conversion at
+ * conv (its '%') climbs above it: the number then vanishes from the path once
+ * normalised ("c/%d/../same.txt"), and every map would get the same file. */
+static int number_cancelled(const char *conv)
+{
+    const char *p = strchr(conv, '/');
+    long depth = 0; /* folders below the one holding the number */
+    while (p) {
+        while (*p == '/')
+            p++;
+        size_t n = strcspn(p, "/");
+        if (n == 2 && p[0] == '.' && p[1] == '.') {
+            if (--depth < 0)
+                return 1;
+        } else if (n > 0 && !(n == 1 && p[0] == '.')) {
+            depth++;
+        }
+        p = p[n] ? p + n : NULL;
+    }
+    return 0;
 }
 
 int cli_pattern_check(const char *pattern, const char **why)
 {
     int conversions = 0;
+    const char *conv = NULL;
     for (const char *p = pattern; *p; p++) {
         if (*p != '%')
             continue;
@@ -90,10 +122,19 @@ int cli_pattern_check(const char *pattern, const char **why)
         if (n == 0)
             return -1;
         conversions++;
+        conv = p;
         p += n;
     }
     if (conversions != 1) {
         *why = conversions ? "it has more than one %d" : "it has no %d to number the maps";
+        return -1;
+    }
+    /* Each map gets its own name: the %d prints at least one digit, so the
+     * folder or name holding it differs between any two maps, and is never
+     * empty, "." or ".."; it stays distinct unless a ".." removes it. */
+    if (number_cancelled(conv)) {
+        *why = "a '..' after the %d removes it from the path, so every map would get the "
+               "same name";
         return -1;
     }
     return 0;
@@ -161,4 +202,20 @@ char *cli_pattern_format(const char *pattern, uint64_t index)
     }
     out[len] = '\0';
     return out;
+}
+
+int cli_name_check(const char *name)
+{
+    if (!name[0])
+        return ENOENT;
+    if (strlen(name) >= PATH_MAX)
+        return ENAMETOOLONG;
+    for (const char *p = name; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n > NAME_MAX)
+            return ENAMETOOLONG;
+        p += n;
+        p += strspn(p, "/");
+    }
+    return 0;
 }

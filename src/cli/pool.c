@@ -87,8 +87,8 @@ int cli_pool_new(cli_pool **out, unsigned threads)
     pthread_cond_init(&pool->done, NULL);
     atomic_init(&pool->next, 0);
 
-    /* Workers inherit the signal mask: only the main thread takes SIGINT,
-     * SIGTERM and SIGHUP, whose handler may then assume the files it
+    /* Workers inherit the signal mask: only the main thread takes the
+     * signals that end the process, whose handler may then assume the files it
      * cleans up are the main thread's (output.c). */
     sigset_t old;
     cli_block_signals(&old);

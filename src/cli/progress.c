@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "messages.h"
 
 #define BAR_WIDTH 20
 
@@ -25,12 +26,27 @@ static double now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static void clear_hook(void *ctx)
+{
+    cli_progress_clear(ctx);
+}
+
 void cli_progress_start(struct cli_progress *p, uint64_t total, int enabled)
 {
     p->enabled = enabled && total > 0;
     p->drawn = 0;
     p->total = total;
     p->start = p->last = p->enabled ? now() : 0;
+    /* Any message, wherever it comes from, erases the bar first. */
+    if (p->enabled)
+        cli_set_message_hook(clear_hook, p);
+}
+
+void cli_progress_stop(struct cli_progress *p)
+{
+    cli_progress_clear(p);
+    if (p->enabled)
+        cli_set_message_hook(NULL, NULL);
 }
 
 static void draw(struct cli_progress *p, uint64_t done, double t)

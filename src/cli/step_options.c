@@ -67,6 +67,11 @@ int cli_add_step(struct cli_options *opt, const char *arg)
 {
     if (strpbrk(arg, "\n\r"))
         return cli_usage_error("--step: give one step per --step (the value has a line break)");
+    /* Blank or a comment: a preset's empty line is fine, an option that
+     * adds no step is a mistake. */
+    const char *first = arg + strspn(arg, " \t");
+    if (*first == '\0' || *first == '#')
+        return cli_usage_error("--step '%s': no step (give a step name, as in 'smooth 4')", arg);
     return push_step(opt, "--step", arg, format("%s", arg));
 }
 

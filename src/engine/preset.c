@@ -3,6 +3,7 @@
  * key=value options and bare-word flags (docs/presets.md). Every error carries the
  * line and column of the token at fault. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,15 +158,39 @@ int cg__tokenize(const char *s, size_t len, cg__token *tok, int cap)
     return n;
 }
 
+/* The ordinal of a new step of kind def after steps[0..n-1]: one more than
+ * that of the last step of its kind. Scanning back to it rather than
+ * counting every earlier step keeps parsing linear: for each kind, the
+ * scans span the gaps between its steps, which add up to n at most. */
+static uint32_t next_ordinal(const cg__step *steps, size_t n, const cg__step_def *def)
+{
+    while (n > 0)
+        if (steps[--n].def == def)
+            return steps[n].ordinal + 1;
+    return 0;
+}
+
 cg_status cg__parse_steps(const char *text, size_t len, cg__step **steps, size_t *nsteps,
                           size_t *cap, cg_diag *diag)
 {
     size_t n0 = *nsteps;
+    /* Lines are counted in a size_t (a text may hold more than INT_MAX of
+     * them); diagnostics and steps get the count capped at INT_MAX. */
+    size_t lines = 0;
     int line = 0;
     size_t pos = 0;
     cg_status st = CG_OK;
     while (pos < len && st == CG_OK) {
-        line++;
+        /* A run of empty lines in one tight loop: no step, nothing to
+         * tokenise. */
+        while (pos < len && text[pos] == '\n') {
+            lines++;
+            pos++;
+        }
+        if (pos == len)
+            break;
+        lines++;
+        line = lines > INT_MAX ? INT_MAX : (int)lines;
         const char *s = text + pos;
         const char *nl = memchr(s, '\n', len - pos);
         size_t l = nl ? (size_t)(nl - s) : len - pos;
@@ -215,8 +240,7 @@ cg_status cg__parse_steps(const char *text, size_t len, cg__step **steps, size_t
         step->def = def;
         step->line = line;
         step->column = tok[0].column;
-        for (size_t i = 0; i < *nsteps; i++)
-            step->ordinal += (*steps)[i].def == def;
+        step->ordinal = next_ordinal(*steps, *nsteps, def);
         st = def->parse ? def->parse(step, &args, diag) : CG_OK;
         if (st == CG_OK)
             (*nsteps)++;

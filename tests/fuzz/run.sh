@@ -17,7 +17,7 @@ build="${1:?usage: run.sh BUILD_DIR SECONDS [TARGET...]}"
 seconds="${2:?usage: run.sh BUILD_DIR SECONDS [TARGET...]}"
 shift 2
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(preset ascii options write)
+[ ${#targets[@]} -gt 0 ] || targets=(preset ascii options write names)
 artifacts="${FUZZ_ARTIFACTS:-$build/fuzz-artifacts}"
 mkdir -p "$artifacts"
 
@@ -29,6 +29,7 @@ max_len() {
     ascii) echo 1024 ;;
     options) echo 1024 ;;
     write) echo 2048 ;;
+    names) echo 512 ;;
     *) echo 4096 ;;
     esac
 }
