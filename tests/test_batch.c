@@ -174,7 +174,7 @@ static void stats_come_one_line_per_map_in_order(void **state)
     const char *line = t.err;
     for (int i = 0; i < 40; i++) {
         char want[64];
-        snprintf(want, sizeof want, "index=%d size=80x50 ", i);
+        snprintf(want, sizeof want, "index=%d width=80 height=50 ", i);
         if (strncmp(line, want, strlen(want)) != 0)
             fail_msg("line %d: %.60s", i, line);
         char seed[40];

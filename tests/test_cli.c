@@ -537,15 +537,16 @@ static void stats_describe_the_written_map(void **state)
     tu_result a = RUN(NULL, "--preset", "type2", "--seed", "42", "--stats");
     assert_int_equal(a.status, 0);
     assert_int_equal(a.outlen, 81 * 50);
-    assert_true(strncmp(a.err, "size=80x50 floor=", 17) == 0);
-    char floor_cells[64];
-    snprintf(floor_cells, sizeof floor_cells, "%% floor_cells=%zu regions=",
-             count_char(a.out, '.'));
-    if (!strstr(a.err, floor_cells))
-        fail_msg("stats %s lack '%s'", a.err, floor_cells);
-    assert_non_null(strstr(a.err, " largest="));
+    /* The keys of the JSON map's "stats", then how it was made. */
+    char want[96];
+    size_t floor = count_char(a.out, '.');
+    snprintf(want, sizeof want, "width=80 height=50 floor=%zu floor_permille=%zu regions=", floor,
+             floor * 1000 / 4000);
+    if (strncmp(a.err, want, strlen(want)) != 0)
+        fail_msg("stats %s do not start '%s'", a.err, want);
+    assert_non_null(strstr(a.err, " largest_region="));
     assert_non_null(strstr(a.err, " dead_ends="));
-    assert_non_null(strstr(a.err, " points=0 path=-1 attempts=1 seed=42 run_seed=42\n"));
+    assert_non_null(strstr(a.err, " points=0 path_length=-1 attempts=1 seed=42 run_seed=42\n"));
     assert_int_equal(count_char(a.err, '\n'), 1);
     /* The same map as without --stats. */
     char golden[400];
@@ -559,13 +560,46 @@ static void stats_describe_the_written_map(void **state)
     tu_result j = RUN(NULL, "-p", "level", "-s", "42", "--stats=json", "-o", "level.txt");
     assert_int_equal(j.status, 0);
     assert_true(strncmp(j.err, "{\"width\":80,\"height\":50,\"floor\":", 32) == 0);
-    assert_non_null(strstr(j.err, ",\"regions\":1,"));
-    assert_non_null(strstr(j.err, ",\"points\":8,\"path\":"));
+    assert_non_null(strstr(j.err, ",\"floor_permille\":"));
+    assert_non_null(strstr(j.err, ",\"regions\":1,\"largest_region\":"));
+    assert_non_null(strstr(j.err, ",\"points\":8,\"path_length\":"));
     assert_non_null(strstr(j.err, ",\"seed\":\"42\",\"run_seed\":\""));
     assert_true(strcmp(j.err + strlen(j.err) - 3, "\"}\n") == 0);
     assert_int_equal(count_char(j.err, '\n'), 1);
-    assert_null(strstr(j.err, "\"path\":-1"));
+    assert_null(strstr(j.err, "\"path_length\":-1"));
     tu_result_free(&j);
+    /* The same figures, under the same keys, as the JSON map's "stats". */
+    tu_result m = RUN(NULL, "-p", "level", "-s", "42", "-f", "json");
+    tu_result k = RUN(NULL, "-p", "level", "-s", "42", "--stats=json", "-o", "level.txt");
+    const char *stats = strstr(m.out, "\"stats\": {");
+    assert_non_null(stats);
+    static const char *const keys[] = {"floor", "floor_permille", "regions", "largest_region",
+                                       "dead_ends", "points", "path_length"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        char in_map[64], in_stats[64];
+        snprintf(in_map, sizeof in_map, "\"%s\": ", keys[i]);
+        snprintf(in_stats, sizeof in_stats, "\"%s\":", keys[i]);
+        const char *a1 = strstr(stats, in_map), *b1 = strstr(k.err, in_stats);
+        assert_non_null(a1);
+        assert_non_null(b1);
+        assert_int_equal(strtoll(a1 + strlen(in_map), NULL, 10),
+                         strtoll(b1 + strlen(in_stats), NULL, 10));
+    }
+    tu_result_free(&m);
+    tu_result_free(&k);
+    /* A drawn seed: --stats carries it, nothing else on stderr. */
+    tu_result d = RUN(NULL, "-p", "type2", "--stats=json", "-o", "level.txt");
+    assert_int_equal(d.status, 0);
+    assert_true(d.err[0] == '{');
+    assert_int_equal(count_char(d.err, '\n'), 1);
+    tu_result_free(&d);
+    /* No seed (a map read, no random step): null, and none in text. */
+    tu_result n = RUN("#####\n#<.>#\n#####\n", "-i", "-", "--stats=json", "-o", "level.txt");
+    assert_non_null(strstr(n.err, ",\"seed\":null,\"run_seed\":null}"));
+    tu_result_free(&n);
+    n = RUN("#####\n#<.>#\n#####\n", "-i", "-", "--stats", "-o", "level.txt");
+    assert_non_null(strstr(n.err, " path_length=2 attempts=1 seed=none run_seed=none\n"));
+    tu_result_free(&n);
     char written[300];
     tu_path(written, sizeof written, "level.txt");
     assert_int_equal(unlink(written), 0);

@@ -84,9 +84,9 @@ has '^level ' <<<"$(cd "$tmp/empty" && "$prefix/bin/cavegen" --list-presets)" ||
 level=(-p level -s 42 --size 60x30 --step 'remove-walls min=4')
 (cd "$tmp/empty" && "$prefix/bin/cavegen" "${level[@]}" --stats) >"$tmp/level.txt" \
     2>"$tmp/level.stats"
-want_floor=$(sed -n 's/.* floor_cells=\([0-9]*\) .*/\1/p' "$tmp/level.stats")
+want_floor=$(sed -n 's/.* floor=\([0-9]*\) .*/\1/p' "$tmp/level.stats")
 want_attempts=$(sed -n 's/.* attempts=\([0-9]*\) .*/\1/p' "$tmp/level.stats")
-want_path=$(sed -n 's/.* path=\([-0-9]*\) .*/\1/p' "$tmp/level.stats")
+want_path=$(sed -n 's/.* path_length=\([-0-9]*\) .*/\1/p' "$tmp/level.stats")
 [ -n "$want_floor" ] && [ -n "$want_attempts" ] || fail "no figures in: $(cat "$tmp/level.stats")"
 
 # embed's output: three lines of figures, then the map.

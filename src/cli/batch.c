@@ -141,6 +141,8 @@ static void job_fail(const struct batch *b, struct job *job, const char *fmt, ..
     if (b->batch)
         n = snprintf(job->msg, sizeof job->msg, "map %" PRIu64 " (seed %" PRIu64 "): ", job->index,
                      b->run->seed + job->index);
+    else if (b->run->seed_unannounced)
+        n = snprintf(job->msg, sizeof job->msg, "seed %" PRIu64 ": ", b->run->seed);
     if (n < 0 || (size_t)n >= sizeof job->msg)
         n = 0;
     va_start(ap, fmt);
@@ -171,31 +173,40 @@ static void format_stats(const struct batch *b, struct job *job)
                  diag.message[0] ? diag.message : "out of memory computing the map's statistics");
         return;
     }
-    uint64_t cells = (uint64_t)s.width * s.height;
-    uint64_t tenths = s.floor * 1000 / cells;
+    /* The keys and values of the JSON map's "stats" (docs/formats.md), so
+     * both say the same; then how the map was made. No seed (a map read
+     * with -i and no random step): null, and "none" in text. */
+    const struct cli_run *run = b->run;
+    uint64_t permille = s.floor * 1000 / ((uint64_t)s.width * s.height);
+    char seeds[96];
     if (b->opt->stats == CLI_STATS_JSON) {
         if (b->batch)
             snprintf(index, sizeof index, "\"index\":%" PRIu64 ",", job->index);
+        if (run->has_seed)
+            snprintf(seeds, sizeof seeds, "\"seed\":\"%" PRIu64 "\",\"run_seed\":\"%" PRIu64 "\"",
+                     seed, info->seed);
+        else
+            snprintf(seeds, sizeof seeds, "\"seed\":null,\"run_seed\":null");
         snprintf(job->stats, sizeof job->stats,
-                 "{%s\"width\":%" PRIu32 ",\"height\":%" PRIu32 ",\"floor\":%" PRIu64 ".%" PRIu64
-                 ",\"floor_cells\":%" PRIu64 ",\"regions\":%" PRIu64 ",\"largest\":%" PRIu64
-                 ",\"dead_ends\":%" PRIu64 ",\"points\":%" PRIu64 ",\"path\":%" PRId64
-                 ",\"attempts\":%" PRIu32 ",\"seed\":\"%" PRIu64 "\",\"run_seed\":\"%" PRIu64
-                 "\"}\n",
-                 index, s.width, s.height, tenths / 10, tenths % 10, s.floor, s.regions,
-                 s.largest_region, s.dead_ends, s.points, s.path_length, info->attempts, seed,
-                 info->seed);
+                 "{%s\"width\":%" PRIu32 ",\"height\":%" PRIu32 ",\"floor\":%" PRIu64
+                 ",\"floor_permille\":%" PRIu64 ",\"regions\":%" PRIu64
+                 ",\"largest_region\":%" PRIu64 ",\"dead_ends\":%" PRIu64 ",\"points\":%" PRIu64
+                 ",\"path_length\":%" PRId64 ",\"attempts\":%" PRIu32 ",%s}\n",
+                 index, s.width, s.height, s.floor, permille, s.regions, s.largest_region,
+                 s.dead_ends, s.points, s.path_length, info->attempts, seeds);
     } else {
         if (b->batch)
             snprintf(index, sizeof index, "index=%" PRIu64 " ", job->index);
+        if (run->has_seed)
+            snprintf(seeds, sizeof seeds, "seed=%" PRIu64 " run_seed=%" PRIu64, seed, info->seed);
+        else
+            snprintf(seeds, sizeof seeds, "seed=none run_seed=none");
         snprintf(job->stats, sizeof job->stats,
-                 "%ssize=%" PRIu32 "x%" PRIu32 " floor=%" PRIu64 ".%" PRIu64
-                 "%% floor_cells=%" PRIu64 " regions=%" PRIu64 " largest=%" PRIu64
-                 " dead_ends=%" PRIu64 " points=%" PRIu64 " path=%" PRId64 " attempts=%" PRIu32
-                 " seed=%" PRIu64 " run_seed=%" PRIu64 "\n",
-                 index, s.width, s.height, tenths / 10, tenths % 10, s.floor, s.regions,
-                 s.largest_region, s.dead_ends, s.points, s.path_length, info->attempts, seed,
-                 info->seed);
+                 "%swidth=%" PRIu32 " height=%" PRIu32 " floor=%" PRIu64 " floor_permille=%" PRIu64
+                 " regions=%" PRIu64 " largest_region=%" PRIu64 " dead_ends=%" PRIu64
+                 " points=%" PRIu64 " path_length=%" PRId64 " attempts=%" PRIu32 " %s\n",
+                 index, s.width, s.height, s.floor, permille, s.regions, s.largest_region,
+                 s.dead_ends, s.points, s.path_length, info->attempts, seeds);
     }
 }
 

@@ -153,6 +153,8 @@ struct cli_run {
     uint32_t width, height;
     uint64_t seed;           /* map i uses seed + i (mod 2^64) */
     int has_seed;            /* a seed was given or drawn (metadata) */
+    int seed_unannounced;    /* drawn, and not printed before the run (--stats carries it):
+                              * a failure message names it */
     const char *preset_name; /* for metadata */
     const char *preset_text;
     size_t preset_text_len;

@@ -516,18 +516,15 @@ static int run(const struct cli_options *opt)
     if (opt->have_chunk && (rc = check_chunk_work(width, height, halo)) != CLI_EXIT_OK)
         goto done;
 
-    struct cli_run job = {opt,
-                          pipeline,
-                          input,
-                          width,
-                          height,
-                          0,
-                          0,
-                          mt.name,
-                          mt.text,
-                          mt.len,
-                          resolve_jobs(opt->jobs),
-                          0};
+    struct cli_run job = {.opt = opt,
+                          .pipeline = pipeline,
+                          .input = input,
+                          .width = width,
+                          .height = height,
+                          .preset_name = mt.name,
+                          .preset_text = mt.text,
+                          .preset_text_len = mt.len,
+                          .threads = resolve_jobs(opt->jobs)};
     if ((rc = cli_check_memory(&job)) != CLI_EXIT_OK ||
         (rc = check_png_size(opt, width, height)) != CLI_EXIT_OK)
         goto done;
@@ -537,9 +534,12 @@ static int run(const struct cli_options *opt)
     } else if (cg_pipeline_uses_seed(pipeline)) {
         if ((rc = draw_seed(&seed)) != CLI_EXIT_OK)
             goto done;
-        /* Reported before the run, so even a failed run can be reproduced. */
-        if (!opt->quiet)
+        /* Reported before the run, so even a failed run can be reproduced;
+         * with --stats its lines carry the seed (and a failure message
+         * names it), so that stderr holds nothing but them. */
+        if (!opt->quiet && opt->stats == CLI_STATS_NONE)
             fprintf(stderr, "cavegen: seed %" PRIu64 "\n", seed);
+        job.seed_unannounced = opt->stats != CLI_STATS_NONE;
     }
     job.seed = seed;
     job.has_seed = opt->have_seed || cg_pipeline_uses_seed(pipeline);
