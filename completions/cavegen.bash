@@ -78,7 +78,7 @@ _cavegen()
 
     if [[ $cur == -* ]]; then
         local opts="--preset --set --step --fill --generations --seed --width --height --size
-            --input --reach --moves --max-attempts --max-memory --output --format --scale --preview --stats --list-presets --list-formats
+            --input --reach --moves --max-attempts --keep-going --max-memory --output --format --scale --preview --stats --list-presets --list-formats
             --show-preset --quiet --help --version --count --jobs --chunk
             -p -D -s -W -H -i -o -f -n -j -q -h -V"
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))

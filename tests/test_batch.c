@@ -164,6 +164,77 @@ static void a_drawn_seed_is_reported_once_and_numbers_the_maps(void **state)
     tu_result_free(&last);
 }
 
+/* --keep-going: a map whose requirements fail is skipped - no file, no
+ * stream entry, its folder removed - the others are written under their
+ * own index (so file i is still seed + i), the skipped ones reported at the
+ * end, or in --stats in map order; exit 0 if any map was written. Each
+ * written map is the map of its seed alone. */
+static void keep_going_skips_the_maps_that_fail(void **state)
+{
+    (void)state;
+    const char *strict = "require open>=40%"; /* about a third pass at one attempt */
+    tu_result r = RUN("-p", "level", "--size", "24x16", "--step", strict, "--max-attempts", "1",
+                      "-s", "1", "-n", "12", "-j", "3", "--keep-going", "-o", "kg/%02d/map.txt");
+    assert_int_equal(r.status, 0);
+    /* Which maps pass, one by one. */
+    int passed = 0, skipped = 0;
+    for (int i = 0; i < 12; i++) {
+        char seed[8], path[512], name[32];
+        snprintf(seed, sizeof seed, "%d", 1 + i);
+        tu_result one = RUN("-p", "level", "--size", "24x16", "--step", strict, "--max-attempts",
+                            "1", "-s", seed);
+        snprintf(name, sizeof name, "kg/%02d/map.txt", i);
+        tu_path(path, sizeof path, name);
+        char *text = tu_read_file(path, NULL);
+        if (one.status == 0) {
+            passed++;
+            assert_non_null(text);
+            assert_string_equal(text, one.out);
+        } else {
+            skipped++;
+            assert_null(text);
+            char folder[512];
+            snprintf(name, sizeof name, "kg/%02d", i);
+            tu_path(folder, sizeof folder, name);
+            struct stat st;
+            assert_int_not_equal(stat(folder, &st), 0); /* made for it, removed */
+            char want[64];
+            snprintf(want, sizeof want, "%d (seed %d)", i, 1 + i);
+            assert_non_null(strstr(r.err, want));
+        }
+        free(text);
+        tu_result_free(&one);
+    }
+    assert_true(passed > 0 && skipped > 0);
+    char want[96];
+    snprintf(want, sizeof want, "cavegen: skipped %d of 12 maps whose requirements were not met",
+             skipped);
+    assert_true(strncmp(r.err, want, strlen(want)) == 0);
+    tu_result_free(&r);
+    /* --stats: a line per map, the skipped ones saying so. */
+    tu_result t = RUN("-p", "level", "--size", "24x16", "--step", strict, "--max-attempts", "1",
+                      "-s", "1", "-n", "12", "--keep-going", "--stats=json", "-o", "-");
+    assert_int_equal(t.status, 0);
+    int lines = 0, marked = 0;
+    for (const char *p = t.err; *p; p = strchr(p, '\n') + 1) {
+        char head[32];
+        snprintf(head, sizeof head, "{\"index\":%d,", lines);
+        assert_true(strncmp(p, head, strlen(head)) == 0);
+        marked += strncmp(p + strlen(head), "\"skipped\":true", 14) == 0;
+        lines++;
+    }
+    assert_int_equal(lines, 12);
+    assert_int_equal(marked, skipped);
+    tu_result_free(&t);
+    /* Every map skipped: a failure. */
+    tu_result f = RUN("-p", "level", "--size", "24x16", "--step", "require open>=99%",
+                      "--max-attempts", "1", "-s", "1", "-n", "3", "--keep-going", "-o", "-");
+    assert_int_equal(f.status, 1);
+    assert_non_null(strstr(f.err, "every map failed its requirements (3 of 3 skipped"));
+    assert_string_equal(f.out, "");
+    tu_result_free(&f);
+}
+
 /* --stats: one line per map, in map order, starting with its index; -j
  * changes neither the maps nor the lines. */
 static void stats_come_one_line_per_map_in_order(void **state)
@@ -607,6 +678,7 @@ int main(void)
         cmocka_unit_test(seeds_wrap_around),
         cmocka_unit_test(the_stream_holds_every_map_a_blank_line_apart),
         cmocka_unit_test(a_drawn_seed_is_reported_once_and_numbers_the_maps),
+        cmocka_unit_test(keep_going_skips_the_maps_that_fail),
         cmocka_unit_test(stats_come_one_line_per_map_in_order),
         cmocka_unit_test(jobs_never_change_the_output),
         cmocka_unit_test(one_big_map_is_the_same_on_any_number_of_threads),

@@ -106,8 +106,12 @@ struct job {
     char stats[640];  /* its --stats line, or why they failed */
     int stats_failed; /* out of memory computing them */
     int failed;       /* msg says why (empty: nothing worth saying) */
+    int skipped;      /* --keep-going: its requirements were not met; no output */
     char msg[768];
 };
+
+/* --keep-going: the maps skipped, the first of them listed at the end. */
+#define SKIPPED_LISTED 100
 
 struct batch {
     const struct cli_run *run;
@@ -120,6 +124,9 @@ struct batch {
     int tileset;      /* each map file gets the tileset image beside it (Tiled) */
     int side_by_side; /* maps run on the pool's threads, --stats with them */
     uint64_t written; /* maps written to stdout so far */
+    uint64_t committed;                /* maps written, stdout or files */
+    uint64_t nskipped;                 /* --keep-going */
+    uint64_t skipped[SKIPPED_LISTED]; /* their indices, the first ones */
     struct job *jobs;
     size_t cap;
     /* The folders this run created for its names, in order of creation:
@@ -252,6 +259,10 @@ static void run_map(struct batch *b, struct job *job)
     cg_diag diag = {0};
 
     cg_status st = cg_pipeline_run(run->pipeline, &ro, &map, &info, &diag);
+    if (st == CG_EFAIL && b->opt->keep_going) {
+        job->skipped = job->failed = 1;
+        return;
+    }
     if (st != CG_OK) {
         if (st == CG_ENOMEM && info.over_budget)
             job_fail(b, job, "%s (--max-memory)", diag.message);
@@ -551,7 +562,7 @@ static size_t open_round(struct batch *b, size_t k, uint64_t first)
     for (size_t j = 0; j < k; j++) {
         struct job *job = &b->jobs[j];
         job->index = first + j;
-        job->failed = job->stats_failed = 0;
+        job->failed = job->stats_failed = job->skipped = 0;
         job->msg[0] = job->stats[0] = '\0';
         job->opened = 0;
         free(job->path);
@@ -610,6 +621,25 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
         cli_progress_clear(progress);
     for (size_t j = 0; j < k && rc == CLI_EXIT_OK; j++) {
         struct job *job = &b->jobs[j];
+        if (job->skipped) {
+            if (job->opened) {
+                cli_output_abort(&job->out);
+                job->opened = 0;
+            }
+            if (b->nskipped < SKIPPED_LISTED)
+                b->skipped[b->nskipped] = job->index;
+            b->nskipped++;
+            ++*done;
+            /* With --stats its line says so, in map order (the summary at
+             * the end would break a stream of JSON lines). */
+            uint64_t seed = b->run->seed + job->index;
+            if (opt->stats == CLI_STATS_JSON)
+                fprintf(stderr, "{\"index\":%" PRIu64 ",\"skipped\":true,\"seed\":\"%" PRIu64 "\"}\n",
+                        job->index, seed);
+            else if (opt->stats == CLI_STATS_TEXT)
+                fprintf(stderr, "index=%" PRIu64 " skipped seed=%" PRIu64 "\n", job->index, seed);
+            continue;
+        }
         if (job->failed) {
             cli_progress_clear(progress);
             if (job->msg[0])
@@ -653,6 +683,7 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
             abort_round(b, j + 1, k);
             break;
         }
+        b->committed++;
         ++*done;
     }
     if (unsynced)
@@ -660,6 +691,32 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
     if (rc == CLI_EXIT_OK)
         cli_progress_update(progress, *done);
     return rc;
+}
+
+/* --keep-going, at the end: how many maps were skipped and which (index
+ * and seed: `-s SEED` reproduces the failure); a failure if none was
+ * written. */
+static int report_skipped(const struct batch *b, uint64_t count)
+{
+    char list[2048];
+    size_t len = 0;
+    uint64_t listed = b->nskipped < SKIPPED_LISTED ? b->nskipped : SKIPPED_LISTED;
+    list[0] = '\0';
+    for (uint64_t i = 0; i < listed && len < sizeof list - 64; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%" PRIu64 " (seed %" PRIu64 ")",
+                                i ? ", " : "", b->skipped[i], b->run->seed + b->skipped[i]);
+    if (listed < b->nskipped || len >= sizeof list - 64)
+        snprintf(list + len, sizeof list - len, ", ...");
+    if (b->committed == 0) {
+        cli_error("every map failed its requirements (%" PRIu64 " of %" PRIu64 " skipped: %s)",
+                  b->nskipped, count, list);
+        return CLI_EXIT_FAILURE;
+    }
+    if (!b->opt->quiet && b->opt->stats == CLI_STATS_NONE)
+        cli_error("skipped %" PRIu64 " of %" PRIu64
+                  " maps whose requirements were not met (map index and seed): %s",
+                  b->nskipped, count, list);
+    return CLI_EXIT_OK;
 }
 
 /* The names of a batch are made round by round; what can fail in any of
@@ -759,6 +816,8 @@ int cli_batch_run(const struct cli_run *run)
             rc = crc;
     }
     cli_progress_stop(&progress);
+    if (b.nskipped && report_skipped(&b, count) != CLI_EXIT_OK && rc == CLI_EXIT_OK)
+        rc = CLI_EXIT_FAILURE;
     /* After a failure, said already, stdout is left to exit(). */
     if (b.stream && rc == CLI_EXIT_OK)
         rc = cli_close_stdout();
@@ -771,8 +830,8 @@ int cli_batch_run(const struct cli_run *run)
     }
     free(b.jobs);
     cli_pool_free(pool);
-    if (rc != CLI_EXIT_OK)
-        remove_made(&b);
+    if (rc != CLI_EXIT_OK || b.nskipped)
+        remove_made(&b); /* those left empty: a skipped map's folder too */
     for (size_t j = 0; j < b.nmade; j++)
         free(b.made[j]);
     free(b.made);

@@ -72,6 +72,7 @@ struct cli_options {
     int quiet;
     enum cli_stats stats;  /* --stats[=FORMAT] */
     uint32_t max_attempts; /* --max-attempts; 0 = the library's default */
+    int keep_going;        /* --keep-going: skip a map whose requirements fail */
     uint64_t max_memory;   /* --max-memory in bytes; 0 = cli_memory_available() */
 
     /* --reach X,Y|entrance (repeatable) and --moves M: one `reach` step,

@@ -47,6 +47,8 @@ static void help_pipeline(FILE *fp)
             "      --max-attempts N    runs of the pipeline allowed to meet its\n"
             "                          requirements (entrance, exit, poi, occupy,\n"
             "                          require), 1..%u; default: %u\n"
+            "      --keep-going        in a batch, skip a map that fails its requirements\n"
+            "                          and go on (listed at the end, or in --stats)\n"
             "      --max-memory SIZE   memory the maps running at once may hold, as 512M,\n"
             "                          8G (K, M, G, T: powers of 1024); default: the\n"
             "                          memory available now, within a container's limit,\n"

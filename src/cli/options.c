@@ -40,7 +40,8 @@ enum {
     OPT_MOVES,
     OPT_CHUNK,
     OPT_MAX_MEMORY,
-    OPT_PREVIEW
+    OPT_PREVIEW,
+    OPT_KEEP_GOING
 };
 
 static const struct option long_options[] = {
@@ -60,6 +61,7 @@ static const struct option long_options[] = {
     {"preview", no_argument, NULL, OPT_PREVIEW},
     {"stats", optional_argument, NULL, OPT_STATS},
     {"max-attempts", required_argument, NULL, OPT_MAX_ATTEMPTS},
+    {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
     {"reach", required_argument, NULL, OPT_REACH},
     {"moves", required_argument, NULL, OPT_MOVES},
     {"count", required_argument, NULL, 'n'},
@@ -242,6 +244,9 @@ static int parse_run_option(struct cli_options *opt, int c, const char *arg)
         rc = cli_parse_number("--max-attempts", arg, 1, CG_MAX_ATTEMPTS, &value);
         opt->max_attempts = (uint32_t)value;
         return rc;
+    case OPT_KEEP_GOING:
+        opt->keep_going = 1;
+        return CLI_EXIT_OK;
     case OPT_MAX_MEMORY:
         return cli_parse_memory("--max-memory", arg, &opt->max_memory);
     case 'n':
