@@ -129,19 +129,19 @@ static cg_status write_ansi(const cg_grid *g, const cg__write_args *a)
     uint32_t k = a->columns && g->w > a->columns ? (g->w + a->columns - 1) / a->columns : 1;
     uint32_t pw = (uint32_t)(((uint64_t)g->w + k - 1) / k);
     uint32_t ph = (uint32_t)(((uint64_t)g->h + k - 1) / k);
+    /* Both bands in one block: the 64-bit arrays first, then the 32-bit,
+     * then the bytes, so each stays aligned whatever pw is. */
     band bands[2];
     size_t per = sizeof(uint64_t) * 2 + sizeof(uint32_t) + 1;
     void *mem = cg__malloc((size_t)pw * per * 2);
     if (!mem)
         return CG_ENOMEM;
-    unsigned char *p = mem;
-    for (int i = 0; i < 2; i++) {
-        bands[i].walls = (uint64_t *)(void *)p;
-        bands[i].cells = bands[i].walls + pw;
-        bands[i].dist = (uint32_t *)(void *)(bands[i].cells + pw);
-        bands[i].mark = (uint8_t *)(bands[i].dist + pw);
-        p += (size_t)pw * per;
-    }
+    uint64_t *walls = mem, *cells = walls + 2 * (size_t)pw;
+    uint32_t *dist = (uint32_t *)(void *)(cells + 2 * (size_t)pw);
+    uint8_t *mark = (uint8_t *)(dist + 2 * (size_t)pw);
+    for (size_t i = 0; i < 2; i++)
+        bands[i] = (band){walls + i * (size_t)pw, cells + i * (size_t)pw, dist + i * (size_t)pw,
+                          mark + i * (size_t)pw};
     cg__sink s;
     cg_status st = cg__sink_init(&s, a->write, a->ctx, a->diag);
     size_t mi = 0;
