@@ -139,6 +139,18 @@ cg_status cg_grid_marker_at(const cg_grid *grid, size_t index, uint32_t *x, uint
 /* Number of floor cells. */
 uint64_t cg_grid_floor_count(const cg_grid *grid);
 
+/* What cg_grid_copy writes per cell. */
+typedef enum cg_copy_mode {
+    CG_COPY_CELLS = 0, /* CG_FLOOR (0) or CG_WALL (1): markers are floor */
+    CG_COPY_SYMBOLS    /* the ASCII format's characters: '#', '.', and the markers' */
+} cg_copy_mode;
+
+/* Copies every cell into out, row y at out + y * stride (stride >= the
+ * width; the bytes past the width are left alone): one call for a whole map
+ * instead of one cg_grid_get per cell. CG_EINVAL for a NULL argument, a
+ * short stride or an unknown mode. Since 1.1. */
+cg_status cg_grid_copy(const cg_grid *grid, uint8_t *out, size_t stride, cg_copy_mode mode);
+
 /* Kinds of points of interest (since 1.1; docs/placement.md, "Kinds of
  * points"). A point of interest (CG_MARK_POI) is a plain point, written '*',
  * or a point of a named kind, written with the kind's letter 'A'..'Z' (a
@@ -188,6 +200,43 @@ typedef struct cg_point {
  * starts, not to the map. */
 cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts,
                         uint32_t max_moves, cg_diag *diag);
+
+/* The reach of cg_grid_reach without attaching it: the map is only read,
+ * and the distances go into dist, row y at dist + y * stride (stride >= the
+ * width), CG_UNREACHED where no start reaches; *reached (may be NULL) gets
+ * the cells reached. Errors as cg_grid_reach's. Since 1.1. */
+cg_status cg_grid_distances(const cg_grid *grid, const cg_point *starts, size_t nstarts,
+                            uint32_t max_moves, uint32_t *dist, size_t stride, uint64_t *reached,
+                            cg_diag *diag);
+
+/* The shortest path from `from` to `to` as a unit moves (4-neighbour steps,
+ * never into a wall or a blocked cell; `from` may be a blocked cell, the
+ * unit's own): path[0] = from ... path[*len - 1] = to, *len = steps + 1,
+ * into path (room for cap points). Of the shortest paths it is the one that,
+ * walked back from `to`, always steps up, left, right or down in that order
+ * of preference: the same path every time. *len = 0 (CG_OK) when `to`
+ * cannot be reached; CG_EOVERFLOW with *len the points needed when cap is
+ * too small; CG_EINVAL when either end is not a floor cell of the map. The
+ * map is only read. Since 1.1. */
+cg_status cg_grid_path(const cg_grid *grid, cg_point from, cg_point to, cg_point *path,
+                       size_t cap, size_t *len, cg_diag *diag);
+
+/* A region of floor cells (4-connected), as cg_grid_regions lists them. */
+typedef struct cg_region {
+    uint64_t cells;
+    uint32_t x0, y0, x1, y1; /* its bounding box, inclusive */
+    cg_point first;          /* its first cell in (y, x) order */
+} cg_region;
+
+/* The floor regions: regions[0 .. *count - 1] in the order of their first
+ * cells (room for cap; CG_EOVERFLOW, with *count the number, when more),
+ * and when labels is not NULL the region of every cell, row y at labels +
+ * y * stride (stride >= the width): 1 + its index in the list, 0 for a
+ * wall. Markers and blocked cells are floor (the cave's shape, as --stats
+ * counts regions). regions may be NULL with cap 0 to count them. Since
+ * 1.1. */
+cg_status cg_grid_regions(const cg_grid *grid, uint32_t *labels, size_t stride, cg_region *regions,
+                          size_t cap, size_t *count, cg_diag *diag);
 
 /* The distance of (x, y) in the attached reach, or CG_UNREACHED (also when
  * there is no reach). */
