@@ -1,8 +1,10 @@
 /* embed.c - a game generating its level through libcavegen.
  *
  * The steps a game takes (docs/api.md): build a pipeline from a built-in
- * preset plus lines of its own, run it with the level's seed, read the cells
- * and markers into its own map, ask what a unit can reach, free everything.
+ * preset plus lines of its own, run it with the level's seed, copy the cells
+ * and markers into its own map in one call, find the route from the door to
+ * the stairs and the caves of the level, ask what a unit can reach, free
+ * everything.
  *
  * Build it against an installed cavegen, either way:
  *   cc embed.c $(pkg-config --cflags --libs cavegen) -o embed
@@ -87,16 +89,14 @@ int main(int argc, char **argv)
         goto done;
     }
 
-    /* 3. Into the game's own map: cells, then the markers on them. */
+    /* 3. Into the game's own map in one call: the ASCII characters, which
+     *    are the game's tiles here ('#', '.', '<', '>', '*', 'x'). */
     tiles = malloc((size_t)width * height);
     if (!tiles) {
         fprintf(stderr, "embed: out of memory\n");
         goto done;
     }
-    for (uint32_t y = 0; y < height; y++)
-        for (uint32_t x = 0; x < width; x++)
-            tiles[(size_t)y * width + x] =
-                (char)(cg_grid_get(map, x, y) == CG_WALL ? TILE_ROCK : TILE_GROUND);
+    cg_grid_copy(map, (uint8_t *)tiles, width, CG_COPY_SYMBOLS);
     cg_point entrance = {0, 0}, exit = {0, 0};
     size_t chests = 0;
     for (size_t i = 0; i < cg_grid_marker_count(map); i++) {
@@ -104,19 +104,50 @@ int main(int argc, char **argv)
         cg_marker kind;
         if (cg_grid_marker_at(map, i, &x, &y, &kind) != CG_OK)
             continue;
-        static const char marker_tile[] = {TILE_GROUND, TILE_DOOR, TILE_STAIRS, TILE_CHEST,
-                                           TILE_BOULDER};
-        tiles[(size_t)y * width + x] = marker_tile[kind];
         if (kind == CG_MARK_ENTRANCE)
             entrance = (cg_point){x, y};
         else if (kind == CG_MARK_EXIT)
             exit = (cg_point){x, y};
-        else if (kind == CG_MARK_POI)
+        else if (kind == CG_MARK_POI && tiles[(size_t)y * width + x] == TILE_CHEST)
             chests++;
     }
 
-    /* 4. What the player can reach in 12 moves from the door. */
-    if ((st = cg_grid_reach(map, &entrance, 1, 12, &diag)) != CG_OK) {
+    /* 4. The route from the door to the stairs, cell by cell: what a
+     *    companion would walk, or where a game lays its breadcrumbs. */
+    cg_point *route = malloc((size_t)width * height * sizeof *route);
+    size_t steps = 0;
+    if (!route) {
+        fprintf(stderr, "embed: out of memory\n");
+        goto done;
+    }
+    st = cg_grid_path(map, entrance, exit, route, (size_t)width * height, &steps, &diag);
+    free(route);
+    if (st != CG_OK) {
+        rc = fail("path", st, &diag);
+        goto done;
+    }
+
+    /* 5. The caves of the level: one here (the preset connects them), with
+     *    its size and bounding box; labels could go to a per-cell array. */
+    cg_region caves[8];
+    size_t ncaves = 0;
+    st = cg_grid_regions(map, NULL, 0, caves, 8, &ncaves, &diag);
+    if (st != CG_OK && st != CG_EOVERFLOW) {
+        rc = fail("regions", st, &diag);
+        goto done;
+    }
+
+    /* 6. What the player can reach in 12 moves from the door: distances
+     *    into an array of the game's, the map left as it is. */
+    uint32_t *dist = malloc((size_t)width * height * sizeof *dist);
+    uint64_t reach12 = 0;
+    if (!dist) {
+        fprintf(stderr, "embed: out of memory\n");
+        goto done;
+    }
+    st = cg_grid_distances(map, &entrance, 1, 12, dist, width, &reach12, &diag);
+    free(dist);
+    if (st != CG_OK) {
         rc = fail("reach", st, &diag);
         goto done;
     }
@@ -128,16 +159,20 @@ int main(int argc, char **argv)
 
     printf("level %" PRIu32 "x%" PRIu32 " seed %" PRIu64 " attempts %" PRIu32 "\n", width, height,
            seed, info.attempts);
-    printf("entrance %" PRIu32 ",%" PRIu32 " exit %" PRIu32 ",%" PRIu32 " chests %zu\n", entrance.x,
-           entrance.y, exit.x, exit.y, chests);
-    printf("floor_cells %" PRIu64 " path %" PRId64 " reach12 %" PRIu64 "\n", stats.floor,
-           stats.path_length, cg_grid_reached_count(map));
+    printf("entrance %" PRIu32 ",%" PRIu32 " exit %" PRIu32 ",%" PRIu32 " chests %zu caves %zu",
+           entrance.x, entrance.y, exit.x, exit.y, chests, ncaves);
+    if (ncaves)
+        printf(" (the first: %" PRIu64 " cells in %" PRIu32 "..%" PRIu32 " x %" PRIu32 "..%" PRIu32
+               ")",
+               caves[0].cells, caves[0].x0, caves[0].x1, caves[0].y0, caves[0].y1);
+    printf("\nfloor_cells %" PRIu64 " path %" PRId64 " reach12 %" PRIu64 " route %zu\n",
+           stats.floor, stats.path_length, reach12, steps ? steps - 1 : 0);
     for (uint32_t y = 0; y < height; y++)
         printf("%.*s\n", (int)width, tiles + (size_t)y * width);
     rc = 0;
 
 done:
-    /* 5. Free: every *_free accepts NULL. */
+    /* 7. Free: every *_free accepts NULL. */
     free(tiles);
     cg_grid_free(map);
     cg_pipeline_free(pipeline);

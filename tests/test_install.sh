@@ -96,8 +96,9 @@ check_embed() { # NAME BINARY
         fail "$1: the example's map differs from 'cavegen ${level[*]}'"
     grep -qx "level 60x30 seed 42 attempts $want_attempts" "$tmp/$1.out" ||
         fail "$1: $(head -1 "$tmp/$1.out") (want $want_attempts attempts)"
-    grep -q "^floor_cells $want_floor path $want_path reach12 [1-9]" "$tmp/$1.out" ||
-        fail "$1: $(sed -n 3p "$tmp/$1.out") (want floor $want_floor, path $want_path)"
+    grep -qx "floor_cells $want_floor path $want_path reach12 [1-9][0-9]* route $want_path" \
+        "$tmp/$1.out" ||
+        fail "$1: $(sed -n 3p "$tmp/$1.out") (want floor $want_floor, path and route $want_path)"
 }
 
 step "build the example with pkg-config"
