@@ -449,6 +449,56 @@ static void tiled_maps_hold_any_preset_text(void **state)
     cg_grid_free(g);
 }
 
+/* A strict reader (tests/tiled_strict.py, the format documentation's
+ * attributes, those strict importers require included) accepts every
+ * built-in preset's map, with markers, named kinds, blocked cells and a
+ * reach, in TMX and TMJ; and it refuses a map without tiledversion, so it
+ * is a test that can fail. */
+static void strict_readers_accept_every_map(void **state)
+{
+    (void)state;
+    TT_REQUIRE("python3");
+    char files[4096] = "", path[400], cmd[5000];
+    size_t used = 0;
+    for (size_t i = 0; i < cg_preset_count(); i++) {
+        size_t len = 0;
+        const char *text = cg_preset_builtin(cg_preset_name(i), &len);
+        char buf[8192];
+        int n = snprintf(buf, sizeof buf, "%.*s\nentrance\npoi kind=chest count=1\noccupy count=1\n"
+                                          "reach from=entrance moves=5\n",
+                         (int)len, text);
+        assert_true(n > 0 && (size_t)n < sizeof buf);
+        cg_pipeline *p = tu_pipeline(buf);
+        cg_grid *g = NULL;
+        cg_diag diag = {0};
+        cg_run_options o = {.seed = 3};
+        if (cg_pipeline_run(p, &o, &g, NULL, &diag) != CG_OK) /* a maze: no room */
+            g = tu_run(text, 3, 0, 0, NULL);
+        cg_pipeline_free(p);
+        cg_map_info info = {1, 3, 3, 1, cg_preset_name(i), text, len};
+        for (int json = 0; json < 2; json++) {
+            snprintf(path, sizeof path, "%s/%s.%s", tu_workdir, cg_preset_name(i),
+                     json ? "tmj" : "tmx");
+            write_map(g, &info, json ? CG_FORMAT_TMJ : CG_FORMAT_TMX, path);
+            used += (size_t)snprintf(files + used, sizeof files - used, " '%s'", path);
+        }
+        cg_grid_free(g);
+    }
+    snprintf(cmd, sizeof cmd, "python3 '%s/tiled_strict.py' %s 2>&1 && echo ok", CG_TEST_DIR,
+             files);
+    char *got = tt_run_ok(cmd);
+    assert_string_equal(got, "ok\n");
+    free(got);
+    /* Without tiledversion: refused. */
+    snprintf(cmd, sizeof cmd,
+             "sed 's/ tiledversion=\"[^\"]*\"//' '%s/type2.tmx' > '%s/old.tmx' && "
+             "python3 '%s/tiled_strict.py' '%s/old.tmx' 2>&1; echo $?",
+             tu_workdir, tu_workdir, CG_TEST_DIR, tu_workdir);
+    got = tt_run_ok(cmd);
+    assert_non_null(strstr(got, "no tiledversion attribute\n1\n"));
+    free(got);
+}
+
 #ifdef CG_HAVE_PNG
 /* ------------------------------------------------------------ pictures */
 
@@ -590,6 +640,7 @@ int main(void)
 #endif
         cmocka_unit_test(tmx_and_tmj_say_the_same_thing_about_the_grid),
         cmocka_unit_test(tiled_maps_hold_any_preset_text),
+        cmocka_unit_test(strict_readers_accept_every_map),
 #ifdef CG_HAVE_PNG
         cmocka_unit_test(tmxrasterizer_draws_each_cell_with_its_tile),
         cmocka_unit_test(cli_writes_the_tileset_beside_a_map_that_renders),

@@ -18,7 +18,9 @@
  * image, CG_TILESET_IMAGE, is shared by all maps; cg_write_tileset_image
  * writes it. The map format version written is Tiled 1.8's (Debian 12's
  * Tiled), so objects carry "type" rather than 1.9's "class", which Tiled 1.9
- * and later still read. */
+ * and later still read. Attributes the format calls optional but strict
+ * readers require are written out with their default: tiledversion, a tile
+ * layer's encoding, an object group's draworder (tests/tiled_strict.py). */
 #ifdef CG_HAVE_PNG
 #include <png.h>
 #include <setjmp.h>
@@ -36,6 +38,9 @@
 /* ------------------------------------------------------------- tileset */
 
 #define TILE CG_TILE_SIZE
+/* The Tiled whose format version this is (Debian 12's): strict readers
+ * want to know which Tiled wrote a map. */
+#define TILED_VERSION "1.8.2"
 #define COLUMNS 8u
 #define ROWS 6u
 #define TILECOUNT (COLUMNS * ROWS)
@@ -389,7 +394,7 @@ static void tmx_layer(cg__sink *s, const cg_grid *g, const cg__reach *reach, uns
 
 static void tmx_markers(cg__sink *s, const cg_grid *g, unsigned id)
 {
-    str_u64(s, " <objectgroup id=\"", id, "\" name=\"markers\">\n");
+    str_u64(s, " <objectgroup id=\"", id, "\" name=\"markers\" draworder=\"topdown\">\n");
     for (size_t i = 0; i < g->nmarks; i++) {
         const cg__mark *m = &g->marks[i];
         str_u64(s, "  <object id=\"", i + 1, "\" name=\"");
@@ -408,7 +413,7 @@ static void write_tmx(cg__sink *s, const cg_grid *g, const property *props, size
 {
     unsigned layers = g->reach ? 3 : 2;
     cg__sink_str(s, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<map version=\"1.8\" "
-                    "orientation=\"orthogonal\" renderorder=\"right-down\"");
+                    "tiledversion=\"" TILED_VERSION "\" orientation=\"orthogonal\" renderorder=\"right-down\"");
     str_u64(s, " width=\"", g->w, "\"");
     str_u64(s, " height=\"", g->h, "\"");
     str_u64(s, " tilewidth=\"", TILE, "\"");
@@ -482,7 +487,7 @@ static void tmj_layer(cg__sink *s, const cg_grid *g, const cg__reach *reach, uns
         cg__sink_str(s, "\n      ");
         layer_row(s, g, reach, y, ", ", &cells);
     }
-    str_u64(s, "\n     ], \"height\": ", g->h, "");
+    str_u64(s, "\n     ], \"encoding\": \"csv\", \"height\": ", g->h, "");
     str_u64(s, ", \"id\": ", id, reach ? ", \"name\": \"reach\"" : ", \"name\": \"cells\"");
     cg__sink_str(s, ", \"opacity\": 1, \"type\": \"tilelayer\", \"visible\": true");
     str_u64(s, ", \"width\": ", g->w, ", \"x\": 0, \"y\": 0},\n");
@@ -526,6 +531,7 @@ static void write_tmj(cg__sink *s, const cg_grid *g, const property *props, size
     str_u64(s, "  \"tileheight\": ", TILE, ",\n");
     tmj_tileset(s);
     str_u64(s, "  \"tilewidth\": ", TILE, ",\n");
+    cg__sink_str(s, "  \"tiledversion\": \"" TILED_VERSION "\",\n");
     cg__sink_str(s, "  \"type\": \"map\",\n  \"version\": \"1.8\",\n");
     str_u64(s, "  \"width\": ", g->w, "\n}\n");
 }
