@@ -27,12 +27,25 @@ while read -r name ext rest; do
     "$cavegen" -f "$name" --help > /dev/null || problem "-f $name is refused"
     grep -qF "| \`$name\` | \`$ext\` |" "$src/docs/formats.md" ||
         problem "docs/formats.md's table has no row for $name ($ext)"
+    grep -E '^\| `-f`, `--format' "$src/docs/cli.md" | grep -qF "\`$name\`" ||
+        problem "docs/cli.md's -f row does not name $name"
+    "$cavegen" --help | grep -qw -- "$name" || problem "--help does not name $name"
     # The extension selects the format: a map written as x$ext is what -f writes.
     if [ "$available" -eq 1 ] && [ "$name" != distances ] && [ "$name" != tmx ] &&
         [ "$name" != tmj ]; then
         (cd "$tmp" && "$cavegen" -s 1 --size 9x5 -o "x$ext" && "$cavegen" -s 1 --size 9x5 -f "$name" -o y &&
             cmp -s "x$ext" y) || problem "-o x$ext does not write $name"
     fi
+done < "$tmp/list"
+# An extension no format has is a usage error that lists the known ones.
+set +e
+(cd "$tmp" && "$cavegen" -s 1 --size 9x5 -o x.gif) 2> "$tmp/err"
+status=$?
+set -e
+[ "$status" -eq 2 ] || problem "-o x.gif exits $status, not 2"
+[ ! -e "$tmp/x.gif" ] || problem "-o x.gif wrote a file"
+while read -r name ext rest; do
+    grep -qF -- "$ext" "$tmp/err" || problem "the message for -o x.gif does not list $ext"
 done < "$tmp/list"
 grep -q -- '--list-formats' "$src/completions/cavegen.bash" ||
     problem "completions/cavegen.bash does not take the formats from --list-formats"
