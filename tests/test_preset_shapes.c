@@ -64,9 +64,10 @@ static void every_builtin_preset_has_a_wall_ring(void **state)
     (void)state;
     /* Small and odd sizes (the mazes take only odd ones; 24x16 is level's
      * smallest), the preset's own (0x0), widths that are not a multiple of
-     * 64 and one past two words: 810 maps a preset at most. */
-    static const uint32_t sizes[][2] = {{1, 7},   {20, 12}, {21, 13},  {24, 16}, {48, 32},
-                                        {49, 33}, {0, 0},   {131, 41}, {120, 80}};
+     * 64 and one past two words: 990 maps a preset at most. */
+    static const uint32_t sizes[][2] = {{1, 7},   {3, 5},   {20, 12},  {21, 13},
+                                        {24, 16}, {25, 17}, {48, 32},  {49, 33},
+                                        {0, 0},   {131, 41}, {120, 80}};
     enum { SEEDS = 90 };
     for (size_t i = 0; i < cg_preset_count(); i++) {
         const char *name = cg_preset_name(i);
