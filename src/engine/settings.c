@@ -106,8 +106,8 @@ static cg_status parse_setting(const char *text, setting *out, cg_diag *diag)
             }
             const char *near = cg_nearest_name(p, wlen, words, nw);
             cg__diag(diag, 0, 0, "setting '%s': %s has no option '%.*s'%s%s%s (usage: %s)", text,
-                     out->def->name, (int)wlen, p, near ? "; did you mean '" : "",
-                     near ? near : "", near ? "'?" : "", out->def->usage);
+                     out->def->name, (int)wlen, p, near ? "; did you mean '" : "", near ? near : "",
+                     near ? "'?" : "", out->def->usage);
             return CG_EINVAL;
         }
         if (out->flag >= 0 && strcmp(value, "yes") != 0 && strcmp(value, "no") != 0) {
@@ -214,18 +214,41 @@ static cg_status check_line(const char *line, size_t len, const setting *set, si
     return CG_EINVAL;
 }
 
+/* One line of a preset text: where it is, whether a line break ends it,
+ * its tokens and the step it names (NULL: blank, a comment or no step). */
+typedef struct text_line {
+    const char *s;
+    size_t len;
+    int newline;
+    cg__token tok[MAX_LINE_TOKENS];
+    int ntok;
+    const cg__step_def *def;
+    size_t index; /* of def in cg__steps */
+} text_line;
+
+/* Reads the line at *pos of text into line and moves *pos past it. */
+static void read_line(const char *text, size_t len, size_t *pos, text_line *line)
+{
+    const char *s = text + *pos, *nl = memchr(s, '\n', len - *pos);
+    line->s = s;
+    line->len = nl ? (size_t)(nl - s) : len - *pos;
+    line->newline = nl != NULL;
+    *pos += line->len + (nl != NULL);
+    line->ntok = cg__tokenize(s, line->len, line->tok, MAX_LINE_TOKENS);
+    line->def = line->ntok > 0 ? def_named(line->tok[0].s, line->tok[0].len) : NULL;
+    line->index = 0;
+    while (line->def && cg__steps[line->index] != line->def)
+        line->index++;
+}
+
 /* Counts each step's lines in text: counts[k] for cg__steps[k]. */
 static void count_lines(const char *text, size_t len, unsigned long *counts, size_t ncounts)
 {
+    text_line line;
     for (size_t pos = 0; pos < len;) {
-        const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
-        size_t l = nl ? (size_t)(nl - s) : len - pos;
-        pos += l + (nl != NULL);
-        cg__token tok[MAX_LINE_TOKENS];
-        int nt = cg__tokenize(s, l, tok, MAX_LINE_TOKENS);
-        const cg__step_def *def = nt > 0 ? def_named(tok[0].s, tok[0].len) : NULL;
-        for (size_t k = 0; def && k < ncounts; k++)
-            counts[k] += cg__steps[k] == def;
+        read_line(text, len, &pos, &line);
+        if (line.def && line.index < ncounts)
+            counts[line.index]++;
     }
 }
 
@@ -272,27 +295,22 @@ cg_status cg_preset_apply(const char *text, size_t len, const char *const *setti
 
     out_buf o = {out, cap, 0};
     unsigned long seen[64] = {0};
+    text_line line;
     for (size_t pos = 0; st == CG_OK && pos < len;) {
-        const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
-        size_t l = nl ? (size_t)(nl - s) : len - pos;
-        pos += l + (nl != NULL);
-        cg__token tok[MAX_LINE_TOKENS];
-        int nt = cg__tokenize(s, l, tok, MAX_LINE_TOKENS);
-        const cg__step_def *def = nt > 0 ? def_named(tok[0].s, tok[0].len) : NULL;
-        size_t k = 0;
-        while (def && cg__steps[k] != def)
-            k++;
+        read_line(text, len, &pos, &line);
+        const cg__step_def *def = line.def;
+        size_t k = line.index;
         int touched = 0;
         for (size_t i = 0; def && i < nsettings; i++)
             touched |= set[i].def == def && (!set[i].ordinal || set[i].ordinal == seen[k] + 1);
         if (!touched) { /* kept as it is, byte for byte */
-            put(&o, s, l + (nl != NULL));
+            put(&o, line.s, line.len + (size_t)line.newline);
             if (def)
                 seen[k]++;
             continue;
         }
         unsigned long ordinal = ++seen[k];
-        int n = apply_to_line(tok, nt, set, nsettings, def, ordinal);
+        int n = apply_to_line(line.tok, line.ntok, set, nsettings, def, ordinal);
         if (n < 0) {
             cg__diag(diag, 0, 0, "setting: too many options on the %s line", def->name);
             st = CG_EINVAL;
@@ -302,16 +320,16 @@ cg_status cg_preset_apply(const char *text, size_t len, const char *const *setti
         for (int t = 0; t < n; t++) {
             if (t)
                 put(&o, " ", 1);
-            put(&o, tok[t].s, tok[t].len);
+            put(&o, line.tok[t].s, line.tok[t].len);
         }
-        const char *hash = memchr(s, '#', l);
+        const char *hash = memchr(line.s, '#', line.len);
         if (hash) {
             put(&o, "  ", 2);
-            put(&o, hash, l - (size_t)(hash - s));
+            put(&o, hash, line.len - (size_t)(hash - line.s));
         }
         if (o.len <= o.cap)
             st = check_line(o.p + start, o.len - start, set, nsettings, def, ordinal, diag);
-        if (nl)
+        if (line.newline)
             put(&o, "\n", 1);
     }
     cg__free(set);
@@ -332,18 +350,15 @@ cg_status cg_preset_settings(const char *text, size_t len, char *out, size_t cap
     unsigned long counts[64] = {0}, seen[64] = {0};
     count_lines(text, len, counts, cg__step_count < 64 ? cg__step_count : 64);
     out_buf o = {out, cap, 0};
+    text_line line;
     for (size_t pos = 0; pos < len;) {
-        const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
-        size_t l = nl ? (size_t)(nl - s) : len - pos;
-        pos += l + (nl != NULL);
-        cg__token tok[MAX_LINE_TOKENS];
-        int nt = cg__tokenize(s, l, tok, MAX_LINE_TOKENS);
-        const cg__step_def *def = nt > 0 ? def_named(tok[0].s, tok[0].len) : NULL;
+        read_line(text, len, &pos, &line);
+        const cg__step_def *def = line.def;
+        const cg__token *tok = line.tok;
+        size_t k = line.index;
+        int nt = line.ntok;
         if (!def || def->setting)
             continue;
-        size_t k = 0;
-        while (cg__steps[k] != def)
-            k++;
         char prefix[48];
         int pl = counts[k] > 1 ? snprintf(prefix, sizeof prefix, "%s.%lu", def->name, ++seen[k])
                                : snprintf(prefix, sizeof prefix, "%s", def->name);
