@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h> /* after the four above, which it needs */
 
@@ -116,6 +117,32 @@ static void a_replaced_file_keeps_its_mode(void **state)
     cg_grid_free(g);
 }
 
+/* A symbolic link is written through and kept; one that cannot be
+ * followed is refused and left as it is (the tool's rule, docs/cli.md). */
+static void links_are_written_through(void **state)
+{
+    (void)state;
+    cg_grid *g = a_level();
+    char target[512], link[512], dangling[512];
+    tu_path(target, sizeof target, "real.txt");
+    tu_path(link, sizeof link, "link.txt");
+    tu_path(dangling, sizeof dangling, "dangling.txt");
+    tu_write_text(target, "old\n");
+    assert_int_equal(symlink("real.txt", link), 0);
+    assert_int_equal(cg_write_file(g, link, NULL, NULL), CG_OK);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_file_is(target, g, CG_FORMAT_ASCII);
+    assert_int_equal(symlink("no/such/file.txt", dangling), 0);
+    cg_diag diag = {0};
+    assert_int_equal(cg_write_file(g, dangling, NULL, &diag), CG_EIO);
+    assert_non_null(strstr(diag.message, "symbolic link that cannot be followed"));
+    assert_int_equal(lstat(dangling, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    cg_grid_free(g);
+}
+
 static void a_tiled_map_gets_its_tileset_image(void **state)
 {
     (void)state;
@@ -157,6 +184,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(a_failed_write_leaves_the_old_file, tu_workdir_setup,
                                         tu_workdir_teardown),
         cmocka_unit_test_setup_teardown(a_replaced_file_keeps_its_mode, tu_workdir_setup,
+                                        tu_workdir_teardown),
+        cmocka_unit_test_setup_teardown(links_are_written_through, tu_workdir_setup,
                                         tu_workdir_teardown),
         cmocka_unit_test_setup_teardown(a_tiled_map_gets_its_tileset_image, tu_workdir_setup,
                                         tu_workdir_teardown),

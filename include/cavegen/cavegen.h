@@ -549,7 +549,8 @@ cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag);
  * extension: ASCII; an extension no format has: CG_EINVAL). A replaced file
  * keeps its mode; a new one gets 0666 less the umask. A Tiled map (TMX,
  * TMJ) also gets CG_TILESET_IMAGE in its folder unless one is there. Errors
- * name the file: CG_EIO (with the system's reason), CG_EINVAL,
+ * name the file: CG_EIO (with the system's reason; also a symbolic link that
+ * cannot be followed - a link is written through and kept), CG_EINVAL,
  * CG_EUNSUPPORTED (PNG in a build without it), or cg_write's. Since 1.1. */
 cg_status cg_write_file(const cg_grid *grid, const char *path, const cg_write_options *options,
                         cg_diag *diag);

@@ -3,7 +3,7 @@
  * file beside the target (same folder, so the same file system), which is
  * renamed over the target only when complete: a failed write leaves the old
  * file as it was, and a reader never sees half a map. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* POSIX 2008 and realpath */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -136,6 +136,28 @@ static cg_status emit_tileset(const void *arg, cg_write_fn write, void *ctx, cg_
     return cg_write_tileset_image(write, ctx, diag);
 }
 
+/* A path that is a symbolic link names its target: the map is written
+ * there and the link kept (as the tool does, docs/cli.md); a link that
+ * cannot be followed is refused rather than replaced. *real is the path to
+ * write, path itself or (a link) its resolved target, which the caller
+ * frees. */
+static cg_status follow_link(const char *path, char **real, cg_diag *diag)
+{
+    struct stat st;
+    *real = NULL;
+    if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+        return CG_OK;
+    char *target = realpath(path, NULL);
+    if (!target) {
+        cg__diag(diag, 0, 0,
+                 "cannot write '%s': it is a symbolic link that cannot be followed (%s)", path,
+                 strerror(errno));
+        return CG_EIO;
+    }
+    *real = target;
+    return CG_OK;
+}
+
 cg_status cg_write_file(const cg_grid *grid, const char *path, const cg_write_options *options,
                         cg_diag *diag)
 {
@@ -165,13 +187,19 @@ cg_status cg_write_file(const cg_grid *grid, const char *path, const cg_write_op
                  cg_format_name(o.format) ? cg_format_name(o.format) : "?");
         return CG_EUNSUPPORTED;
     }
-    /* A Tiled map names its tileset image beside it: written when absent,
-     * an image already there (perhaps redrawn) kept. Checked first, so a
-     * build that cannot draw it refuses before writing anything. */
+    char *real = NULL;
+    cg_status s = follow_link(path, &real, diag);
+    if (s != CG_OK)
+        return s;
+    const char *target = real ? real : path;
+    /* A Tiled map names its tileset image beside it (beside a link's
+     * target): written when absent, an image already there (perhaps
+     * redrawn) kept. Checked first, so a build that cannot draw it refuses
+     * before writing anything. */
     const cg__format_def *def = cg__formats[o.format];
     char folder[4096], image[4096 + sizeof CG_TILESET_IMAGE + 1];
     struct stat st;
-    folder_of(path, folder, sizeof folder);
+    folder_of(target, folder, sizeof folder);
     snprintf(image, sizeof image, "%s/%s", folder, CG_TILESET_IMAGE);
     int need_image = def->tileset && stat(image, &st) != 0;
     if (need_image && !cg_format_available(CG_FORMAT_PNG)) {
@@ -179,10 +207,12 @@ cg_status cg_write_file(const cg_grid *grid, const char *path, const cg_write_op
                  "cannot write '%s': its tileset image %s is a PNG, and this build "
                  "has no PNG support",
                  path, CG_TILESET_IMAGE);
+        free(real); /* from realpath: the C library's malloc, not the budget's */
         return CG_EUNSUPPORTED;
     }
     map_args m = {grid, &o};
-    cg_status s = write_atomic(path, emit_map, &m, diag);
+    s = write_atomic(target, emit_map, &m, diag);
+    free(real);
     if (s != CG_OK || !need_image)
         return s;
     return write_atomic(image, emit_tileset, NULL, diag);
