@@ -18,6 +18,7 @@ problem() {
 }
 
 "$cavegen" --list-formats > "$tmp/list"
+"$cavegen" --help > "$tmp/help" # not piped into grep -q: pipefail and SIGPIPE
 [ -s "$tmp/list" ] || problem "--list-formats printed nothing"
 n=0
 while read -r name ext rest; do
@@ -27,9 +28,10 @@ while read -r name ext rest; do
     "$cavegen" -f "$name" --help > /dev/null || problem "-f $name is refused"
     grep -qF "| \`$name\` | \`$ext\` |" "$src/docs/formats.md" ||
         problem "docs/formats.md's table has no row for $name ($ext)"
-    grep -E '^\| `-f`, `--format' "$src/docs/cli.md" | grep -qF "\`$name\`" ||
+    grep -E '^\| `-f`, `--format' "$src/docs/cli.md" > "$tmp/frow"
+    grep -qF "\`$name\`" "$tmp/frow" ||
         problem "docs/cli.md's -f row does not name $name"
-    "$cavegen" --help | grep -qw -- "$name" || problem "--help does not name $name"
+    grep -qw -- "$name" "$tmp/help" || problem "--help does not name $name"
     # The extension selects the format: a map written as x$ext is what -f writes.
     if [ "$available" -eq 1 ] && [ "$name" != distances ] && [ "$name" != tmx ] &&
         [ "$name" != tmj ]; then

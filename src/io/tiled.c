@@ -22,8 +22,9 @@
  * readers require are written out with their default: tiledversion, a tile
  * layer's encoding, an object group's draworder (tests/tiled_strict.py). */
 #ifdef CG_HAVE_PNG
-#include <png.h>
 #include <setjmp.h>
+
+#include "io/png.h" /* libpng, and the writers' shared callbacks */
 #endif
 #include <stdlib.h>
 #include <string.h>
@@ -83,39 +84,6 @@ static void reach_colour(unsigned d, uint8_t rgb[3])
     }
 }
 
-struct png_sink {
-    cg_write_fn write;
-    void *ctx;
-    int failed;
-};
-
-static void png_sink_write(png_structp png, png_bytep data, size_t len)
-{
-    struct png_sink *s = png_get_io_ptr(png);
-    if (s->write(s->ctx, data, len) != 0) {
-        s->failed = 1;
-        png_error(png, "write failed");
-    }
-}
-
-static void png_sink_flush(png_structp png)
-{
-    (void)png;
-}
-
-static void png_on_error(png_structp png, png_const_charp msg)
-{
-    cg_diag *d = png_get_error_ptr(png);
-    cg__diag(d, 0, 0, "PNG: %s", msg);
-    png_longjmp(png, 1);
-}
-
-static void png_on_warning(png_structp png, png_const_charp msg)
-{
-    (void)png;
-    (void)msg;
-}
-
 cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag)
 {
     /* A palette image: index i is tile i's colour, index T_USED the
@@ -148,9 +116,9 @@ cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag)
             img[y][x] = (png_byte)(t < T_USED ? t : T_USED);
         }
 
-    struct png_sink sink = {write, ctx, 0};
+    struct cg__png_sink sink = {write, ctx, 0};
     png_structp png =
-        png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, png_on_error, png_on_warning);
+        png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, cg__png_on_error, cg__png_on_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!png || !info) {
         png_destroy_write_struct(&png, NULL);
@@ -167,7 +135,7 @@ cg_status cg_write_tileset_image(cg_write_fn write, void *ctx, cg_diag *diag)
         }
         return CG_ENOMEM; /* libpng fails otherwise only when out of memory */
     }
-    png_set_write_fn(png, &sink, png_sink_write, png_sink_flush);
+    png_set_write_fn(png, &sink, cg__png_sink_write, cg__png_sink_flush);
     png_set_compression_level(png, 9);
     png_set_IHDR(png, info, COLUMNS * TILE, ROWS * TILE, 8, PNG_COLOR_TYPE_PALETTE,
                  PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
