@@ -11,8 +11,8 @@ headers; nothing is downloaded.
 
     python3 -m venv --system-site-packages ~/.venvs/cavegen
     ~/.venvs/cavegen/bin/pip install --no-build-isolation ./bindings/python
-or, for the tests, in place:
-    python3 setup.py build_ext --inplace
+or, for the tests, in place (then PYTHONPATH=bindings/python):
+    python3 bindings/python/setup.py build_ext --inplace
 """
 import os
 import re
@@ -25,6 +25,12 @@ from setuptools.command.build_ext import build_ext
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 HEADER = os.path.join(ROOT, "include", "cavegen", "cavegen.h")
+
+# Paths below, and relative --build-lib and --build-temp, are relative to
+# this folder wherever setup.py is run from; CAVEGEN_BUILD_DIR to where it is
+# run from.
+CALLER_CWD = os.getcwd()
+os.chdir(HERE)
 
 if not os.path.exists(HEADER):
     sys.exit("setup.py: %s is missing: build the package from the cavegen source tree "
@@ -55,7 +61,7 @@ class BuildWithLibrary(build_ext):
     def run(self):
         build_dir = os.environ.get("CAVEGEN_BUILD_DIR")
         if build_dir:
-            build_dir = os.path.abspath(build_dir)
+            build_dir = os.path.join(CALLER_CWD, build_dir)
         else:
             build_dir = os.path.join(os.path.abspath(self.build_temp), "libcavegen")
             jobs = os.environ.get("CAVEGEN_JOBS", "2")
