@@ -194,18 +194,55 @@ struct made {
     cg_stats stats;
 };
 
+static int membuf_write(void *ctx, const void *data, size_t len);
+
+struct membuf {
+    char *data;
+    size_t len, cap;
+};
+
+/* The cells of g, one byte each, row after row. cg_grid_copy (CG_COPY_CELLS)
+ * converts a bit at a time, about five times slower than the ASCII writer,
+ * which converts eight cells per table lookup; on small maps that was half
+ * of a batch's time. So the bytes come from the ASCII rows, '#' a wall and
+ * every other character (floor, markers) floor, with cg_grid_copy as the
+ * fallback; the tests check the two agree (Map._cells_by_copy). */
+static cg_status copy_cells(const cg_grid *g, uint8_t *cells)
+{
+    size_t w = cg_grid_width(g), h = cg_grid_height(g);
+    struct membuf text = {NULL, 0, 0};
+    if (h <= SIZE_MAX / (w + 1))
+        text.data = malloc((w + 1) * h);
+    if (text.data) {
+        text.cap = (w + 1) * h;
+        if (cg_write(g, NULL, membuf_write, &text, NULL) == CG_OK && text.len == text.cap) {
+            for (size_t y = 0; y < h; y++) {
+                const char *src = text.data + y * (w + 1);
+                uint8_t *dst = cells + y * w;
+                for (size_t x = 0; x < w; x++)
+                    dst[x] = src[x] == '#';
+            }
+            free(text.data);
+            return CG_OK;
+        }
+        free(text.data);
+    }
+    return cg_grid_copy(g, cells, w, CG_COPY_CELLS);
+}
+
 /* Copies the cells out and, when asked, computes the figures; no GIL. */
 static void finish_made(struct made *m, int want_stats)
 {
     uint32_t w = cg_grid_width(m->grid), h = cg_grid_height(m->grid);
     m->cells = malloc((size_t)w * h);
-    if (!m->cells) {
+    if (!m->cells || copy_cells(m->grid, m->cells) != CG_OK) {
+        free(m->cells);
+        m->cells = NULL;
         cg_grid_free(m->grid);
         m->grid = NULL;
         m->st = CG_ENOMEM;
         return;
     }
-    cg_grid_copy(m->grid, m->cells, w, CG_COPY_CELLS);
     if (want_stats && cg_grid_stats(m->grid, NULL, &m->stats, NULL) == CG_OK)
         m->have_stats = 1;
 }
@@ -312,11 +349,6 @@ static int format_arg(PyObject *obj, cg_format *format)
     }
     return 0;
 }
-
-struct membuf {
-    char *data;
-    size_t len, cap;
-};
 
 static int membuf_write(void *ctx, const void *data, size_t len)
 {
@@ -878,6 +910,24 @@ static PyObject *map_reach(MapObject *self, PyObject *args, PyObject *kw)
     return u32_view(ba, h, w);
 }
 
+/* The cells as cg_grid_copy gives them: the reference the fast copy of
+ * copy_cells is tested against. */
+static PyObject *map_cells_by_copy(MapObject *self, PyObject *unused)
+{
+    (void)unused;
+    Py_ssize_t n = self->shape[0] * self->shape[1];
+    PyObject *out = PyBytes_FromStringAndSize(NULL, n);
+    if (!out)
+        return NULL;
+    cg_status st = cg_grid_copy(self->grid, (uint8_t *)PyBytes_AS_STRING(out),
+                                (size_t)self->shape[1], CG_COPY_CELLS);
+    if (st != CG_OK) {
+        Py_DECREF(out);
+        return raise_status(st, NULL);
+    }
+    return out;
+}
+
 static PyObject *map_get_width(MapObject *self, void *unused)
 {
     (void)unused;
@@ -983,6 +1033,8 @@ static PyMethodDef map_methods[] = {
      "The map in a format of cavegen.formats(), as the command writes it;\n"
      "scale: PNG and PBM pixels per cell (0: 4); columns: the widest ANSI\n"
      "picture in characters (0: no limit)."},
+    {"_cells_by_copy", (PyCFunction)map_cells_by_copy, METH_NOARGS,
+     "The cells as bytes from cg_grid_copy (for tests)."},
     {"to_ascii", (PyCFunction)map_to_ascii, METH_NOARGS,
      "to_ascii() -> str\n\nThe ASCII map: '#' wall, '.' floor, '<' '>' '*' 'A'-'Z' 'x' markers."},
     {"to_json", (PyCFunction)map_to_json, METH_NOARGS,
@@ -1307,10 +1359,15 @@ static PyTypeObject PipelineType = {
 
 /* ------------------------------------------------------------ Batch */
 
-/* A batch makes its maps in rounds: ROUND maps run side by side on the
- * threads with the GIL released, then are handed out in order. */
-#define ROUND_PER_THREAD 32u
-#define ROUND_MIN 64u
+/* A batch makes its maps in rounds, as the command's -n does: a round's
+ * maps run side by side on the threads with the GIL released, then are
+ * handed out in order. Rounds are large (the threads wait for each other
+ * at the end of each, which costs most on a busy machine) but hold at most
+ * ROUND_BYTES of maps; maps of HUGE_CELLS cells or more run one at a time,
+ * each split in stripes among the threads. */
+#define ROUND_MAX 1024u
+#define ROUND_BYTES (UINT64_C(1) << 26)
+#define HUGE_CELLS (UINT64_C(1) << 22)
 
 typedef struct {
     PyObject_HEAD
@@ -1320,6 +1377,7 @@ typedef struct {
     uint32_t width, height, max_attempts;
     unsigned threads;
     int want_stats, keep_going, done;
+    int split; /* huge maps: one at a time, in stripes */
     struct made *round;
     size_t round_cap, round_len, round_pos;
     uint64_t round_first;
@@ -1334,6 +1392,10 @@ static void batch_task(void *arg, size_t k)
     ro.width = b->width;
     ro.height = b->height;
     ro.max_attempts = b->max_attempts;
+    if (b->split && b->threads > 1) {
+        ro.parallel = par_for;
+        ro.parallel_ctx = &b->threads;
+    }
     memset(m, 0, sizeof *m);
     m->info.seed = ro.seed;
     m->st = cg_pipeline_run(b->pipeline->p, &ro, &m->grid, &m->info, &m->diag);
@@ -1387,9 +1449,19 @@ static PyObject *batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         Py_DECREF(self);
         return NULL;
     }
-    uint64_t cap = (uint64_t)self->threads * ROUND_PER_THREAD;
-    if (cap < ROUND_MIN)
-        cap = ROUND_MIN;
+    uint32_t w = self->width, h = self->height;
+    if (!w || !h)
+        cg_pipeline_default_size(p->p, &w, &h);
+    uint64_t cells = (uint64_t)w * h;
+    uint64_t per_map = cells + cells / 8 + 4096; /* the cells, the grid, the rest */
+    uint64_t cap = ROUND_BYTES / per_map;
+    self->split = cells >= HUGE_CELLS;
+    if (self->split)
+        cap = 1;
+    else if (cap < self->threads)
+        cap = self->threads;
+    if (cap > ROUND_MAX)
+        cap = ROUND_MAX;
     if (cap > count)
         cap = count ? count : 1;
     self->round_cap = (size_t)cap;
@@ -1413,7 +1485,7 @@ static PyObject *batch_next(BatchObject *self)
             self->round_len = k;
             self->round_pos = 0;
             Py_BEGIN_ALLOW_THREADS
-            if (self->threads > 1)
+            if (self->threads > 1 && !self->split)
                 par_for(&self->threads, k, batch_task, self);
             else
                 for (size_t j = 0; j < k; j++)

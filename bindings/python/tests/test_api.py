@@ -64,6 +64,19 @@ def test_cells_are_the_ascii_maps_walls_for_every_size():
                 assert mv.tolist() == want, (preset, w, h, seed)
 
 
+def test_the_fast_cell_copy_is_the_librarys_copy():
+    # The cells come from the ASCII writer's rows; cg_grid_copy is the reference.
+    for preset in ("type1", "level", "maze-perfect", "classic"):
+        for w, h in SIZES + [(127, 81), (1203, 41)]:
+            if preset == "level" and (w < 24 or h < 16):
+                continue
+            if preset.startswith("maze") and (w < 3 or h < 3 or w % 2 == 0 or h % 2 == 0):
+                continue
+            for seed in (1, 2**63):
+                m = cavegen.generate(preset, seed=seed, size=(w, h))
+                assert m.cells.tobytes() == m._cells_by_copy(), (preset, w, h, seed)
+
+
 @needs_numpy
 def test_numpy_asarray_is_a_read_only_uint8_view_not_a_copy():
     m = cavegen.generate("level", seed=42, size=(120, 80))
