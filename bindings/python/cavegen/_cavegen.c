@@ -1106,6 +1106,11 @@ static int pipeline_init(PipelineObject *self, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_TypeError, "name must be a str or None");
         return -1;
     }
+    /* Runs read the pipeline without the GIL: it never changes once made. */
+    if (self->p) {
+        PyErr_SetString(PyExc_TypeError, "a Pipeline cannot be changed: make a new one");
+        return -1;
+    }
     cg_pipeline *p = NULL;
     if (cg_pipeline_new(&p) != CG_OK) {
         PyErr_NoMemory();
@@ -1378,6 +1383,7 @@ typedef struct {
     unsigned threads;
     int want_stats, keep_going, done;
     int split; /* huge maps: one at a time, in stripes */
+    int busy;  /* a round is running (without the GIL) */
     struct made *round;
     size_t round_cap, round_len, round_pos;
     uint64_t round_first;
@@ -1475,6 +1481,10 @@ static PyObject *batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 
 static PyObject *batch_next(BatchObject *self)
 {
+    if (self->busy) {
+        PyErr_SetString(PyExc_RuntimeError, "the batch is being advanced in another thread");
+        return NULL;
+    }
     for (;;) {
         if (self->round_pos == self->round_len) {
             if (self->done || self->next >= self->count)
@@ -1484,6 +1494,7 @@ static PyObject *batch_next(BatchObject *self)
             self->round_first = self->next;
             self->round_len = k;
             self->round_pos = 0;
+            self->busy = 1;
             Py_BEGIN_ALLOW_THREADS
             if (self->threads > 1 && !self->split)
                 par_for(&self->threads, k, batch_task, self);
@@ -1491,6 +1502,7 @@ static PyObject *batch_next(BatchObject *self)
                 for (size_t j = 0; j < k; j++)
                     batch_task(self, j);
             Py_END_ALLOW_THREADS
+            self->busy = 0;
             self->next += k;
         }
         size_t k = self->round_pos++;

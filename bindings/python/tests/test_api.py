@@ -304,6 +304,8 @@ def test_pipeline_properties():
     q = cavegen.Pipeline("size 30x20\nfill 45")
     assert q.name is None and q.default_size == (30, 20) and q.text == "size 30x20\nfill 45\n"
     assert q.run(1).shape == (20, 30)
+    with pytest.raises(TypeError):  # runs read it without the GIL: it never changes
+        q.__init__("fill 40")
 
 
 # ---------------------------------------------------------------- batches
