@@ -318,6 +318,13 @@ def test_batch_maps_are_the_single_maps_in_order_for_any_jobs():
         assert cavegen.generate("classic", seed=50 + i, size=(65, 7)).to_ascii() == one[i]
 
 
+def test_a_batch_of_huge_maps_splits_each_in_stripes():
+    # 4M cells and more: one map at a time, its passes on the threads.
+    maps = list(cavegen.batch("type2", seed=3, count=2, size=(2100, 2000), jobs=2))
+    for m in maps:
+        assert m.to_ascii() == cavegen.generate("type2", seed=m.seed, size=(2100, 2000)).to_ascii()
+
+
 def test_batch_stats_equal_the_maps_own():
     maps = list(cavegen.batch("level", seed=7, count=20, stats=True, jobs=2))
     for m in maps:
