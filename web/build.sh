@@ -39,7 +39,11 @@ exports=$(sed -n 's/^CGJS_EXPORT [^(]*[ *]\(cgjs_[a-z0-9_]*\)(.*/_\1/p' "$here/s
 
 mkdir -p "$dist"
 # shellcheck disable=SC2086 # $sources is a list of paths without spaces
+# The project's warnings (CMakeLists.txt) as errors: size_t is 32 bits
+# here, so a conversion the 64-bit builds accept shows. The glue's
+# exported calls have no header, hence no -Wmissing-prototypes.
 emcc -std=c11 -O3 -DNDEBUG -I"$root/include" -I"$root/src" \
+    -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wstrict-prototypes -Wvla -Wformat=2 -Werror \
     $sources "$work/presets_data.c" "$here/src/cavegen_js.c" \
     --no-entry -sSTANDALONE_WASM=1 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB \
     -sEXPORTED_FUNCTIONS="$exports" -sERROR_ON_UNDEFINED_SYMBOLS=1 \

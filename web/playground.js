@@ -189,6 +189,7 @@
     if (state.cave) state.cave.free();
     state.cave = result.ok ? result : null;
     showError(result.ok ? null : result.diag);
+    ui.canvas.classList.toggle('stale', !result.ok); // the last good map, dimmed
     showStats(state.cave);
     if (state.cave) {
       if (state.reachStart && (state.reachStart[0] >= result.width || state.reachStart[1] >= result.height)) {

@@ -124,6 +124,8 @@ test('the playground in chromium: errors at their line, the CLI\'s map, reach, U
   assert.ok(m, cliErr);
   assert.equal(shown.text, `line ${m[1]}, column ${m[2]}: ${m[3]}`);
   assert.equal(await page.$eval('#gutter .err', (el) => el.textContent), m[1]);
+  assert.equal(await page.$eval('#map', (el) => el.classList.contains('stale')), true);
+  assert.equal(await page.$$eval('#batch figure', (f) => f.length), 0);
   mkdirSync(artifacts, { recursive: true });
   await page.screenshot({ path: join(artifacts, 'playground-error.png') });
 
@@ -133,6 +135,7 @@ test('the playground in chromium: errors at their line, the CLI\'s map, reach, U
   await settle(page);
   assert.equal(await page.$eval('#error', (el) => el.hidden), true);
   assert.equal(await page.$$eval('#gutter .err', (els) => els.length), 0);
+  assert.equal(await page.$eval('#map', (el) => el.classList.contains('stale')), false);
   writeFileSync(file, bad.replace(' bogus=1', ''));
   assertCanvasIsMap(await canvasCells(page), cliText(['-p', file, '-s', '42', '-o', '-']));
 
