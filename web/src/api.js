@@ -81,9 +81,22 @@ function cString(ptr) {
   return fromUtf8.decode(heap.subarray(ptr, end));
 }
 
+// n bytes of the module's memory, or 0 when they cannot be had. The C
+// side's size_t is 32 bits: a larger n must not reach it, where it would
+// wrap to a small block that the copy then overruns.
+function alloc(n) {
+  if (!Number.isSafeInteger(n) || n < 0 || n > 0xffffffff) return 0;
+  return wasm.cgjs_alloc(n) >>> 0;
+}
+
+function outOfMemory(what) {
+  return new RangeError('cavegen: no room in WebAssembly memory for ' + what);
+}
+
 // Copies bytes into the module's memory; the caller releases the pointer.
 function toWasm(data) {
-  const ptr = wasm.cgjs_alloc(data.length) >>> 0;
+  const ptr = alloc(data.length);
+  if (!ptr) throw outOfMemory(data.length + ' bytes of input');
   bytes().set(data, ptr);
   return ptr;
 }
@@ -107,7 +120,8 @@ export function presetText(name) {
   const w = need();
   const nameBytes = utf8.encode(name + '\0');
   const namePtr = toWasm(nameBytes);
-  const lenPtr = w.cgjs_alloc(4) >>> 0;
+  const lenPtr = alloc(4);
+  if (!lenPtr) throw outOfMemory('a length');
   const textPtr = w.cgjs_preset_text(namePtr, lenPtr) >>> 0;
   const len = new Uint32Array(w.memory.buffer, lenPtr, 1)[0];
   const text = textPtr ? fromUtf8.decode(bytes().subarray(textPtr, textPtr + len)) : null;
@@ -196,6 +210,15 @@ export function generate(options = {}) {
     w.cgjs_free(handle);
     return result;
   }
+  const n = (w.cgjs_width(handle) >>> 0) * (w.cgjs_height(handle) >>> 0);
+  const probe = alloc(n); // the cells are copied out: a map whose copy does not fit fails here
+  if (!probe) {
+    const wh = (w.cgjs_width(handle) >>> 0) + 'x' + (w.cgjs_height(handle) >>> 0);
+    w.cgjs_free(handle);
+    return failure('run', 'ENOMEM', 0, 0, 'out of memory for a copy of the cells of a ' + wh
+      + ' map (WebAssembly has 4 GB)', text);
+  }
+  w.cgjs_release(probe);
   return new Cave(handle, seed);
 }
 
@@ -209,7 +232,8 @@ class Cave {
     this.cells = copyCells(handle, this.width * this.height, 0);
     this.markers = [];
     const n = w.cgjs_marker_count(handle) >>> 0;
-    const out = w.cgjs_alloc(16) >>> 0;
+    const out = alloc(16);
+    if (!out) throw outOfMemory('a marker');
     for (let i = 0; i < n; i++) {
       w.cgjs_marker(handle, i, out);
       const [x, y, kind, symbol] = new Uint32Array(w.memory.buffer, out, 4);
@@ -273,7 +297,8 @@ class Cave {
     const handle = this.live();
     const n = this.width * this.height;
     const budget = moves === undefined || moves === null ? UNREACHED : moves >>> 0;
-    const ptr = w.cgjs_alloc(n * 4) >>> 0;
+    const ptr = alloc(n * 4);
+    if (!ptr) throw outOfMemory('the distances of a ' + this.width + 'x' + this.height + ' map');
     const st = w.cgjs_distances(handle, x >>> 0, y >>> 0, budget, ptr);
     let result = null;
     if (st === 0) {
@@ -297,7 +322,8 @@ class Cave {
 }
 
 function copyCells(handle, n, mode) {
-  const ptr = wasm.cgjs_alloc(n) >>> 0;
+  const ptr = alloc(n);
+  if (!ptr) throw outOfMemory('a copy of ' + n + ' cells');
   wasm.cgjs_copy(handle, ptr, mode);
   const cells = bytes().slice(ptr, ptr + n);
   wasm.cgjs_release(ptr);

@@ -11,6 +11,7 @@
  * be split anyway, and this way the split is explicit.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,6 +104,33 @@ static char *apply_settings(cgjs_run *r, const char *text, size_t len, const cha
     return out;
 }
 
+/* WebAssembly's memory is 4 GiB (MAXIMUM_MEMORY in web/build.sh), and the
+ * JavaScript side copies the cells out (one byte each) beside the map. A
+ * map whose copy cannot fit fails before it runs, rather than after
+ * minutes of work; the run gets the rest of the memory as its budget
+ * (max_memory), so one whose grids cannot fit fails at once too. */
+#define CGJS_MEMORY (UINT64_C(4) << 30)
+#define CGJS_SLACK (UINT64_C(64) << 20) /* the module's own data, stack, inputs */
+
+static cg_status budget_run(cgjs_run *r, const cg_pipeline *pipeline, cg_run_options *opts)
+{
+    uint32_t w = opts->width, h = opts->height, dw, dh;
+    cg_pipeline_default_size(pipeline, &dw, &dh);
+    w = w ? w : dw;
+    h = h ? h : dh;
+    uint64_t cells = (uint64_t)w * h;
+    if (cells > (CGJS_MEMORY - CGJS_SLACK) / 2) {
+        cg_diag diag = {0};
+        snprintf(diag.message, sizeof diag.message,
+                 "a %ux%u map is too large for WebAssembly's 4 GiB with its cells copied out",
+                 (unsigned)w, (unsigned)h);
+        fail(r, CGJS_STAGE_RUN, CG_ENOMEM, &diag);
+        return CG_ENOMEM;
+    }
+    opts->max_memory = CGJS_MEMORY - CGJS_SLACK - cells;
+    return CG_OK;
+}
+
 /* Generates a map from preset text (len bytes, need not end in NUL) with
  * nsettings NUL-terminated settings one after another in settings, the seed
  * seed_hi << 32 | seed_lo, and the size width x height (0: the preset's
@@ -145,6 +173,10 @@ CGJS_EXPORT cgjs_run *cgjs_generate(const char *text, size_t len, const char *se
         return r;
     }
     cg_run_options opts = {.seed = r->seed, .width = width, .height = height};
+    if (budget_run(r, pipeline, &opts) != CG_OK) {
+        cg_pipeline_free(pipeline);
+        return r;
+    }
     st = cg_pipeline_run(pipeline, &opts, &r->grid, &r->info, &diag);
     cg_pipeline_free(pipeline);
     if (st != CG_OK)
