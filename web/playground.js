@@ -333,6 +333,10 @@
     });
   }
 
+  if (typeof cavegen === 'undefined') { // dist/ is made by web/build.sh, not kept in git
+    document.getElementById('timing').textContent = 'dist/cavegen.js is missing: run web/build.sh first';
+    return;
+  }
   cavegen.init().then(() => {
     $('version').textContent = 'libcavegen ' + cavegen.version() + ' (WebAssembly)';
     for (const p of cavegen.presets()) {
