@@ -169,6 +169,27 @@
     tr.insertCell().textContent = cave.markers.length > 12 ? shown + '  ... (' + cave.markers.length + ')' : shown || 'none';
   }
 
+  // The preset's settings as buttons: a click puts NAME=VALUE in the
+  // overrides, replacing a line for the same NAME.
+  function showSettings() {
+    const box = $('settings');
+    box.innerHTML = '';
+    for (const setting of cavegen.settings(ui.text.value)) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = setting;
+      b.addEventListener('click', () => {
+        const key = setting.slice(0, setting.indexOf('=') + 1);
+        const lines = overrideList().filter((l) => !l.startsWith(key));
+        lines.push(setting);
+        ui.overrides.value = lines.join('\n');
+        ui.overrides.focus();
+        schedule();
+      });
+      box.append(b);
+    }
+  }
+
   function options(seed) {
     const text = ui.text.value;
     const o = { text, seed, width: sizeValue(ui.width), height: sizeValue(ui.height), overrides: overrideList() };
@@ -183,6 +204,7 @@
       showError({ stage: 'seed', line: 0, column: 0, message: 'seed must be an integer 0..' + U64_MAX });
       return;
     }
+    showSettings();
     const t0 = performance.now();
     const result = cavegen.generate(options(seed));
     state.genMs = performance.now() - t0;

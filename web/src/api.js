@@ -130,6 +130,21 @@ export function presetText(name) {
   return text;
 }
 
+/** The settings a preset text offers, each "NAME=VALUE" with the value it
+ * has, in the order of the text: what overrides can change (the comments
+ * of `cavegen --show-preset NAME`). */
+export function settings(text) {
+  const w = need();
+  const data = utf8.encode(text);
+  const ptr = toWasm(data);
+  const out = w.cgjs_settings(ptr, data.length) >>> 0;
+  w.cgjs_release(ptr);
+  if (!out) throw outOfMemory('the settings of a preset');
+  const list = cString(out);
+  w.cgjs_release(out);
+  return list.split('\n').filter((l) => l !== '');
+}
+
 function parseSeed(seed) {
   let s;
   if (seed === undefined || seed === null) s = 0n;

@@ -13,6 +13,10 @@ export function presets(): { name: string; summary: string }[];
 /** The text of a built-in preset, or null when there is no such preset. */
 export function presetText(name: string): string | null;
 
+/** The settings a preset text offers, ["NAME=VALUE", ...] with the values
+ * it has: what GenerateOptions.overrides can change. */
+export function settings(text: string): string[];
+
 export interface GenerateOptions {
   /** A built-in preset's name; the default, with no text either, is "type2". */
   preset?: string;

@@ -315,6 +315,23 @@ CGJS_EXPORT const char *cgjs_preset_text(const char *name, size_t *len)
 }
 CGJS_EXPORT const char *cgjs_version(void) { return cg_version_string(); }
 
+/* The settings text[0..len) offers (cg_preset_settings): "NAME=VALUE\n"
+ * lines, NUL-terminated, malloc'd for the caller to cgjs_release; NULL when
+ * out of memory. */
+CGJS_EXPORT char *cgjs_settings(const char *text, size_t len)
+{
+    size_t cap = 2 * len + 64, n = 0;
+    for (size_t i = 0; i < len; i++)
+        cap += text[i] == '\n' ? 64 : 0;
+    char *out = malloc(cap + 1);
+    if (!out || cg_preset_settings(text, len, out, cap, &n) != CG_OK) {
+        free(out);
+        return NULL;
+    }
+    out[n] = '\0';
+    return out;
+}
+
 /* Memory for the JavaScript side's arguments. */
 CGJS_EXPORT void *cgjs_alloc(size_t n) { return malloc(n ? n : 1); }
 CGJS_EXPORT void cgjs_release(void *p) { free(p); }

@@ -143,6 +143,14 @@ test('the playground in chromium: errors at their line, the CLI\'s map, reach, U
   await page.select('#preset', 'level');
   await setField(page, '#width', '160');
   await setField(page, '#height', '100');
+  // the preset's settings are offered; a click puts one in the overrides
+  const offered = await page.$$eval('#settings button', (b) => b.map((e) => e.textContent));
+  const listed = cliText(['--show-preset', 'level']).split('\n').filter((l) => /^#   \S+=/.test(l)).map((l) => l.slice(4));
+  assert.deepEqual(offered, listed);
+  const poi = offered.find((s) => s.startsWith('poi.count='));
+  assert.ok(poi, offered.join(' '));
+  await page.evaluate((text) => [...document.querySelectorAll('#settings button')].find((b) => b.textContent === text).click(), poi);
+  assert.equal(await page.$eval('#overrides', (el) => el.value), poi);
   await setField(page, '#overrides', 'poi.count=5');
   const args = ['-p', 'level', '-s', '42', '-W', '160', '-H', '100', '-D', 'poi.count=5'];
   const ascii = cliText([...args, '-o', '-']);

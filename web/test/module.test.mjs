@@ -116,6 +116,26 @@ test('the determinism suite\'s pinned hashes of every preset at three seeds', ()
   assert.equal(checked, names.length * SEEDS.length * 3);
 });
 
+test('settings: what --show-preset lists, each one an override that applies', () => {
+  for (const name of names) {
+    const shown = utf8.decode(run(['--show-preset', name]));
+    const listed = shown.split('\n').filter((l) => /^#   \S+=/.test(l)).map((l) => l.slice(4));
+    const got = cg.settings(cg.presetText(name));
+    assert.deepEqual(got, listed, name);
+    assert.ok(got.length > 0, name);
+    // each setting, applied with the value it has, changes nothing
+    const plain = cg.generate({ preset: name, seed: 5 });
+    for (const setting of got) {
+      const same = cg.generate({ preset: name, seed: 5, overrides: [setting] });
+      assert.ok(same.ok, setting + ': ' + (same.diag && same.diag.message));
+      assert.deepEqual(same.cells, plain.cells, setting);
+      same.free();
+    }
+    plain.free();
+  }
+  assert.deepEqual(cg.settings('# nothing\n'), []);
+});
+
 test('sizes, overrides and text as the CLI takes them', () => {
   const cases = [
     [{ preset: 'type2', seed: 7, width: 1, height: 9 }, ['-p', 'type2', '-s', '7', '-W', '1', '-H', '9']],
