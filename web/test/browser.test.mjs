@@ -38,7 +38,7 @@ before(async () => {
     executablePath: chromium,
     headless: true,
     // root in CI has no user namespace sandbox; the page is our own
-    args: ['--no-sandbox', '--disable-gpu', '--allow-file-access-from-files',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--allow-file-access-from-files',
       '--user-data-dir=' + join(tmp, 'profile')],
   });
 });
