@@ -155,7 +155,8 @@ test('the playground in chromium: errors at their line, the CLI\'s map, reach, U
   const args = ['-p', 'level', '-s', '42', '-W', '160', '-H', '100', '-D', 'poi.count=5'];
   const ascii = cliText([...args, '-o', '-']);
   assert.equal(assertCanvasIsMap(await canvasCells(page), ascii), 160 * 100);
-  // generation time shown, and well under a frame (the fastest of a few runs)
+  // the generation time is measured and shown (reported, never asserted:
+  // no timing thresholds in tests - docs/web.md gives the figures)
   let best = Infinity;
   for (let i = 0; i < 5; i++) {
     await page.click('#next-seed');
@@ -163,7 +164,8 @@ test('the playground in chromium: errors at their line, the CLI\'s map, reach, U
     best = Math.min(best, Number(await page.$eval('#timing', (el) => el.dataset.ms)));
   }
   assert.match(await page.$eval('#timing', (el) => el.textContent), /160x100 generated in [0-9.]+ ms/);
-  assert.ok(best < 16, 'a 160x100 map took ' + best + ' ms');
+  assert.ok(Number.isFinite(best) && best >= 0, 'no time shown: ' + best);
+  console.log('# 160x100 generated in ' + best + ' ms (fastest of 5)');
   await setField(page, '#seed', '42');
 
   // click a floor cell: the reach the CLI computes from there
