@@ -436,10 +436,22 @@ static PyObject *map_text(MapObject *self, cg_format format)
     return s;
 }
 
+/* The rows joined by line breaks, without the last one, so that
+ * print(m.to_ascii()) prints exactly what the command prints; encode("ascii")
+ * gives the bytes with it. */
 static PyObject *map_to_ascii(MapObject *self, PyObject *unused)
 {
     (void)unused;
-    return map_text(self, CG_FORMAT_ASCII);
+    PyObject *text = map_text(self, CG_FORMAT_ASCII);
+    if (!text)
+        return NULL;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(text);
+    if (n > 0 && PyUnicode_READ_CHAR(text, n - 1) == '\n') {
+        PyObject *cut = PyUnicode_Substring(text, 0, n - 1);
+        Py_DECREF(text);
+        return cut;
+    }
+    return text;
 }
 
 static PyObject *map_to_json(MapObject *self, PyObject *unused)
@@ -1036,7 +1048,8 @@ static PyMethodDef map_methods[] = {
     {"_cells_by_copy", (PyCFunction)map_cells_by_copy, METH_NOARGS,
      "The cells as bytes from cg_grid_copy (for tests)."},
     {"to_ascii", (PyCFunction)map_to_ascii, METH_NOARGS,
-     "to_ascii() -> str\n\nThe ASCII map: '#' wall, '.' floor, '<' '>' '*' 'A'-'Z' 'x' markers."},
+     "to_ascii() -> str\n\nThe ASCII map: '#' wall, '.' floor, '<' '>' '*' 'A'-'Z' 'x' markers;\n"
+     "the rows joined by line breaks, so print(m.to_ascii()) prints what the command prints."},
     {"to_json", (PyCFunction)map_to_json, METH_NOARGS,
      "to_json() -> str\n\nThe JSON map (docs/formats.md): rows, seed, preset, markers, stats."},
     {"save", (PyCFunction)(void (*)(void))map_save, METH_VARARGS | METH_KEYWORDS,

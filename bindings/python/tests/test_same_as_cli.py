@@ -14,7 +14,7 @@ SEEDS = [0, 1, 42, 1234567, 2**64 - 1]
 def test_ascii_equals_the_command_for_every_preset_and_seed(cli, preset):
     for seed in SEEDS:
         want = cli("--preset", preset, "--seed", seed).stdout.decode()
-        assert cavegen.generate(preset, seed=seed).to_ascii() == want, (preset, seed)
+        assert cavegen.generate(preset, seed=seed).to_ascii() + "\n" == want, (preset, seed)
 
 
 @pytest.mark.parametrize("preset", PRESETS)
@@ -31,7 +31,7 @@ def test_sizes_equal_the_command(cli, size):
         want = cli("-p", preset, "-s", 7, "--size", "%dx%d" % size).stdout.decode()
         got = cavegen.generate(preset, seed=7, size=size)
         assert (got.width, got.height) == (w, h)
-        assert got.to_ascii() == want
+        assert got.to_ascii() + "\n" == want
 
 
 def test_overrides_equal_the_commands_settings(cli):
@@ -70,7 +70,7 @@ def test_stats_have_the_commands_keys_and_values(cli):
 def test_a_batch_is_the_commands_batch(cli):
     want = cli("-p", "type2", "-s", 2**64 - 3, "-n", 7, "--size", "30x10").stdout.decode()
     maps = list(cavegen.batch("type2", seed=2**64 - 3, count=7, size=(30, 10)))
-    assert "\n".join(m.to_ascii() for m in maps) == want
+    assert "\n\n".join(m.to_ascii() for m in maps) + "\n" == want
     assert [m.index for m in maps] == list(range(7))
     assert [m.seed for m in maps] == [(2**64 - 3 + i) % 2**64 for i in range(7)]
 
@@ -80,3 +80,15 @@ def test_a_preset_file_is_named_as_the_command_names_it(cli, tmp_path):
     path.write_text("# mine - mine\nsize 50x30\nfill 46\ngenerations 4 r1=5 r2=2")
     want = cli("-p", str(path), "-s", 5, "-f", "json").stdout.decode()
     assert cavegen.generate(str(path), seed=5).to_json() == want
+
+
+def test_printing_the_ascii_map_prints_what_the_command_prints(cli):
+    # The documented check, as a user types it.
+    import subprocess
+    import sys
+
+    code = "import cavegen; print(cavegen.generate('type2', seed=42).to_ascii())"
+    got = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True).stdout
+    assert got == cli("--preset", "type2", "--seed", 42).stdout
+    m = cavegen.generate("level", seed=3)
+    assert m.encode("ascii") == (m.to_ascii() + "\n").encode()
