@@ -5,24 +5,13 @@
 #include <string.h>
 
 #include "core/grid.h"
+#include "core/table8.h"
 
-/* Entry v: the eight cells whose wall bits are v (bit j = cell j), a byte
- * each, 1 wall, 0 floor. Built by the preprocessor: constant, thread-safe,
- * and the same bytes on a big-endian machine. */
-#define C(v, b) (uint8_t)(((v) >> (b)) & 1)
-#define E(v)                                                                                       \
-    {                                                                                              \
-        C(v, 0), C(v, 1), C(v, 2), C(v, 3), C(v, 4), C(v, 5), C(v, 6), C(v, 7)                     \
-    }
-#define E4(v) E(v), E(v + 1), E(v + 2), E(v + 3)
-#define E16(v) E4(v), E4(v + 4), E4(v + 8), E4(v + 12)
-#define E64(v) E16(v), E16(v + 16), E16(v + 32), E16(v + 48)
-static const uint8_t cells8[256][8] = {E64(0), E64(64), E64(128), E64(192)};
-#undef C
-#undef E
-#undef E4
-#undef E16
-#undef E64
+/* Entry v: the eight cells whose wall bits are v, a byte each, 1 wall, 0
+ * floor (core/table8.h). */
+#define CELL_BIT(v, b) (uint8_t)(((v) >> (b)) & 1)
+static const uint8_t cells8[256][8] = CG__TABLE8(CELL_BIT);
+#undef CELL_BIT
 
 cg_status cg_grid_copy(const cg_grid *grid, uint8_t *out, size_t stride, cg_copy_mode mode)
 {

@@ -7,6 +7,7 @@
 #include "core/diag.h"
 #include "core/grid.h"
 #include "core/mem.h"
+#include "core/table8.h"
 #include "io/format.h"
 #include "regions/reach.h"
 
@@ -160,21 +161,10 @@ static void overlay_reach(const cg__reach *r, uint32_t y, char *row)
             cells[i] = d[i] < ndigits ? digits[d[i]] : '+';
 }
 
-/* Built by the preprocessor, so it is constant and thread-safe. */
-#define C(v, b) (((v) >> (b)) & 1 ? '#' : '.')
-#define E(v)                                                                                       \
-    {                                                                                              \
-        C(v, 0), C(v, 1), C(v, 2), C(v, 3), C(v, 4), C(v, 5), C(v, 6), C(v, 7)                     \
-    }
-#define E4(v) E(v), E(v + 1), E(v + 2), E(v + 3)
-#define E16(v) E4(v), E4(v + 4), E4(v + 8), E4(v + 12)
-#define E64(v) E16(v), E16(v + 16), E16(v + 32), E16(v + 48)
-const char cg__cells8[256][8] = {E64(0), E64(64), E64(128), E64(192)};
-#undef C
-#undef E
-#undef E4
-#undef E16
-#undef E64
+/* '#' for a wall bit, '.' for floor (core/table8.h). */
+#define CELL_CHAR(v, b) (((v) >> (b)) & 1 ? '#' : '.')
+const char cg__cells8[256][8] = CG__TABLE8(CELL_CHAR);
+#undef CELL_CHAR
 
 cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag)
 {
