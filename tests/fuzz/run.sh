@@ -17,7 +17,7 @@ build="${1:?usage: run.sh BUILD_DIR SECONDS [TARGET...]}"
 seconds="${2:?usage: run.sh BUILD_DIR SECONDS [TARGET...]}"
 shift 2
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(preset ascii options write names)
+[ ${#targets[@]} -gt 0 ] || targets=(preset ascii options write names settings)
 artifacts="${FUZZ_ARTIFACTS:-$build/fuzz-artifacts}"
 mkdir -p "$artifacts"
 
@@ -30,6 +30,7 @@ max_len() {
     options) echo 1024 ;;
     write) echo 2048 ;;
     names) echo 512 ;;
+    settings) echo 4096 ;;
     *) echo 4096 ;;
     esac
 }
