@@ -20,12 +20,12 @@
 #include "cli.h"
 
 /* budget.c's neighbour in batch.c, which these tests do not reach. */
-int cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_once)
+cg_status cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_once)
 {
     (void)run;
     (void)per_map;
     (void)at_once;
-    return -1;
+    return CG_EINVAL;
 }
 
 #define KIB UINT64_C(1024)

@@ -528,13 +528,8 @@ static const seed_preset seed_presets[] = {
 
 static cg_grid *run_builtin(const char *name, uint64_t seed, uint32_t w, uint32_t h)
 {
-    size_t len = 0;
-    const char *text = cg_preset_builtin(name, &len);
-    assert_non_null(text);
-    cg_pipeline *p = NULL;
+    cg_pipeline *p = tu_builtin_pipeline(name);
     cg_diag diag = {0};
-    assert_int_equal(cg_pipeline_new(&p), CG_OK);
-    assert_int_equal(cg_pipeline_parse(p, text, len, &diag), CG_OK);
     assert_true(cg_pipeline_uses_seed(p));
     cg_grid *out = NULL;
     assert_int_equal(tu_run_pipeline(p, seed, w, h, NULL, &out, &diag), CG_OK);

@@ -18,13 +18,8 @@
 static cg_grid *run_preset(const char *name, uint64_t seed, uint32_t w, uint32_t h,
                            uint32_t attempts)
 {
-    size_t len = 0;
-    const char *text = cg_preset_builtin(name, &len);
-    assert_non_null(text);
-    cg_pipeline *p = NULL;
+    cg_pipeline *p = tu_builtin_pipeline(name);
     cg_diag diag = {0};
-    assert_int_equal(cg_pipeline_new(&p), CG_OK);
-    assert_int_equal(cg_pipeline_parse(p, text, len, &diag), CG_OK);
     cg_run_options o = {.seed = seed, .width = w, .height = h, .max_attempts = attempts};
     cg_grid *g = NULL;
     cg_status st = cg_pipeline_run(p, &o, &g, NULL, &diag);

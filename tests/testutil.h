@@ -163,6 +163,20 @@ static inline cg_pipeline *tu_pipeline(const char *text)
     return p;
 }
 
+/* A new pipeline of the built-in preset name; fails the test if there is
+ * none or it does not parse. */
+static inline cg_pipeline *tu_builtin_pipeline(const char *name)
+{
+    size_t len = 0;
+    const char *text = cg_preset_builtin(name, &len);
+    assert_non_null(text);
+    cg_pipeline *p = NULL;
+    cg_diag diag = {0};
+    assert_int_equal(cg_pipeline_new(&p), CG_OK);
+    assert_int_equal(cg_pipeline_parse(p, text, len, &diag), CG_OK);
+    return p;
+}
+
 /* cg_pipeline_run with a seed, a size (0: the default) and an input map
  * (NULL: none), every other option at its default. */
 static inline cg_status tu_run_pipeline(const cg_pipeline *p, uint64_t seed, uint32_t w,

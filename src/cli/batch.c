@@ -497,7 +497,7 @@ static int buffered_stream(const struct cli_run *run)
     return run->opt->output == NULL && !split_maps(run);
 }
 
-int cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_once)
+cg_status cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_once)
 {
     cg_run_options ro = {.seed = run->seed,
                          .width = run->width,
@@ -507,8 +507,9 @@ int cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_
                          .chunk = run->opt->have_chunk};
     uint64_t bytes = 0, grid = 0;
 
-    if (cg_pipeline_memory(run->pipeline, &ro, &bytes) != CG_OK)
-        return -1;
+    cg_status st = cg_pipeline_memory(run->pipeline, &ro, &bytes);
+    if (st != CG_OK)
+        return st;
     /* --stats labels the finished map: about one grid more. */
     if (run->opt->stats != CLI_STATS_NONE &&
         cg_grid_bytes(run->width ? run->width : 1, run->height ? run->height : 1, &grid) == CG_OK &&
@@ -521,7 +522,7 @@ int cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_
     uint64_t count = run->opt->count ? run->opt->count : 1;
     *per_map = bytes;
     *at_once = one_at_a_time(run) ? 1 : count < run->threads ? (unsigned)count : run->threads;
-    return 0;
+    return CG_OK;
 }
 
 /* Maps per round: enough to keep the threads busy and the sync cost small,

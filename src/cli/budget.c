@@ -182,17 +182,13 @@ int cli_check_memory(struct cli_run *run)
     if (!budget)
         budget = cli_memory_available();
     run->map_memory = budget; /* refined below, once the maps at once are known */
-    if (cli_batch_memory(run, &per_map, &at_once) != 0) {
-        /* A size the run refuses: the run says why. */
-        if (run->opt->have_chunk || run->input)
+    cg_status st = cli_batch_memory(run, &per_map, &at_once);
+    if (st != CG_OK) {
+        /* A run the library refuses: the run says why. */
+        if (st == CG_EINVAL || run->opt->have_chunk || run->input)
             return CLI_EXIT_OK;
-        uint32_t start_w, start_h, min_w, min_h, dw, dh;
-        cg_pipeline_min_size(run->pipeline, &min_w, &min_h);
-        cg_pipeline_default_size(run->pipeline, &dw, &dh);
-        if ((run->width ? run->width : dw) < min_w || (run->height ? run->height : dh) < min_h ||
-            cg_pipeline_start_size(run->pipeline, run->width, run->height, &start_w, &start_h) !=
-                CG_OK)
-            return CLI_EXIT_OK;
+        uint32_t start_w = 0, start_h = 0; /* the plan was valid: this succeeds */
+        cg_pipeline_start_size(run->pipeline, run->width, run->height, &start_w, &start_h);
         size_error(start_w, start_h);
         return CLI_EXIT_FAILURE;
     }

@@ -186,9 +186,10 @@ uint64_t cli_memory_available(void);
 uint64_t cli_memory_room(const char *meminfo, const char *proc_cgroup, const char *cgroup_root);
 
 /* The bytes of memory one map of the run needs (cg_pipeline_memory plus
- * --stats' scratch), and how many maps run at once; 0 on success, -1 if the
- * size cannot be computed. */
-int cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_once);
+ * --stats' scratch), and how many maps run at once; cg_pipeline_memory's
+ * status: CG_EINVAL for a run the library refuses (a size below the
+ * preset's minimum, past CG_MAX_DIM, ...), CG_EOVERFLOW past 2^64 bytes. */
+cg_status cli_batch_memory(const struct cli_run *run, uint64_t *per_map, unsigned *at_once);
 
 /* --------------------------------------------------------------- output */
 

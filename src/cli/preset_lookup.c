@@ -42,9 +42,12 @@ static int unknown_preset(const char *option, const char *name)
     size_t len = strlen(name);
     char *file = malloc(len + sizeof ".preset");
     struct stat st;
-    int have_file = file && strcmp(option, "--preset") == 0 &&
-                    (memcpy(file, name, len), memcpy(file + len, ".preset", sizeof ".preset"),
-                     stat(file, &st) == 0);
+    int have_file = 0;
+    if (file && strcmp(option, "--preset") == 0) {
+        memcpy(file, name, len);
+        memcpy(file + len, ".preset", sizeof ".preset");
+        have_file = stat(file, &st) == 0;
+    }
     int rc;
     if (have_file)
         rc = cli_usage_error("%s: no built-in preset is called '%s', but there is a file '%s': "

@@ -88,6 +88,15 @@ void cg__png_on_warning(png_structp png, png_const_charp msg)
     (void)msg;
 }
 
+cg_status cg__png_status(cg_status st, cg_diag *diag)
+{
+    if (st == CG_ENOMEM && diag && !diag->message[0])
+        cg__diag(diag, 0, 0, "out of memory");
+    if (st == CG_EIO)
+        cg__diag(diag, 0, 0, "write failed");
+    return st;
+}
+
 /* The encoder. Heap-allocated: a libpng error longjmps back into
  * cg__write_png, after which its own locals changed since setjmp would be
  * indeterminate (C11 7.13.2.1), but this, reached through an unchanged
@@ -833,10 +842,7 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     png_write_chunk(e->png, (png_const_bytep) "IEND", NULL, 0);
     st = CG_OK;
 done:
-    if (st == CG_ENOMEM && diag && !diag->message[0])
-        cg__diag(diag, 0, 0, "out of memory");
-    if (st == CG_EIO)
-        cg__diag(diag, 0, 0, "write failed");
+    cg__png_status(st, diag);
     if (e) {
         if (e->png)
             png_destroy_write_struct(&e->png, info ? &info : NULL);

@@ -55,6 +55,9 @@ void cg__png_sink_write(png_structp png, png_bytep data, size_t len);
 void cg__png_sink_flush(png_structp png);
 void cg__png_on_error(png_structp png, png_const_charp msg);   /* error_ptr: a cg_diag */
 void cg__png_on_warning(png_structp png, png_const_charp msg); /* ignored */
+/* The message of a PNG writer's end status, unless one was given: "out of
+ * memory", or "write failed" for the callback's failure. Returns st. */
+cg_status cg__png_status(cg_status st, cg_diag *diag);
 
 /* io/png_reach.c: a map with a reach attached, as an 8-bit palette image
  * whose reached cells take a colour ramp over their distance. */

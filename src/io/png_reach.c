@@ -92,10 +92,7 @@ cg_status cg__write_png_reach(const cg_grid *g, uint32_t scale, cg_write_fn writ
     png_write_end(png, NULL);
     st = CG_OK;
 done:
-    if (st == CG_ENOMEM && diag && !diag->message[0])
-        cg__diag(diag, 0, 0, "out of memory");
-    if (st == CG_EIO)
-        cg__diag(diag, 0, 0, "write failed");
+    cg__png_status(st, diag);
     png_destroy_write_struct(png ? &png : NULL, info ? &info : NULL);
     cg__free(row);
     cg__free(idx);
