@@ -73,6 +73,39 @@ def time_process(name, argv, runs, results, units, unit, stdout=subprocess.DEVNU
     results[name] = {"t": statistics.median(ts), "units": units, "unit": unit, "note": note}
 
 
+def time_files(name, argv, outdir, runs, results, units, unit, note=""):
+    """Median wall time and peak resident memory of whole-process runs of
+    argv writing into outdir, emptied before each run and removed after (so
+    each run creates its files, and a 500 MB PNG does not outlive it)."""
+    log(f"{name}: {runs} x {' '.join(argv)[:120]}")
+    ts, rss = [], []
+    try:
+        for _ in range(runs):
+            shutil.rmtree(outdir, ignore_errors=True)
+            os.makedirs(outdir)
+            t0 = time.perf_counter()
+            try:
+                proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE)
+            except OSError as e:
+                results[name] = {"t": "missing", "units": 0, "unit": "-", "note": str(e)}
+                return
+            err = proc.stderr.read()
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            ts.append(time.perf_counter() - t0)
+            rss.append(usage.ru_maxrss * 1024)  # Linux reports KiB
+            if proc.returncode != 0:
+                msg = err.decode(errors="replace").strip().splitlines()
+                results[name] = {"t": "error", "units": 0, "unit": "-",
+                                 "note": (msg or ["?"])[-1][:100]}
+                return
+    finally:
+        shutil.rmtree(outdir, ignore_errors=True)
+    results[name] = {"t": statistics.median(ts), "units": units, "unit": unit, "note": note,
+                     "rss": max(rss)}
+
+
 def time_loop(name, argvs, runs, results, units, unit, note=""):
     """Median wall time of running every argv in argvs in sequence, into one
     output stream."""
@@ -177,6 +210,21 @@ def main():
                 time_process(f"py_batch10k_j{j}{tag}",
                              [PY, os.path.join(HERE, "python_batch.py"), "--lib", pylib,
                               "--jobs", j] + extra, reps, res, 10000, "maps")
+        # The level preset's batch into PNG files, one core.
+        time_files("cli_level_png_2000", [cli, "--preset", "level", "-s", "1", "-n", "2000",
+                                          "-j", "1", "-o", os.path.join(tmp, "lv", "%04d.png")],
+                   os.path.join(tmp, "lv"), reps, res, 2000, "maps")
+        # One huge map on both cores: 4.3e9 cells, a ~500 MB PNG (deleted at once).
+        if os.environ.get("CAVEGEN_BENCH_HUGE", "1") != "0":
+            time_files("cli_huge_65536", [cli, "--preset", "type2", "-W", "65536", "-H", "65536",
+                                          "-s", "1", "--step", "remove-floor min=50", "--step",
+                                          "remove-walls min=50", "-j", "2", "-o",
+                                          os.path.join(tmp, "big", "big.png")],
+                       os.path.join(tmp, "big"), 1, res, 65536 * 65536, "cells",
+                       note="one run")
+        else:
+            res["cli_huge_65536"] = {"t": "skipped", "units": 0, "unit": "-",
+                                     "note": "CAVEGEN_BENCH_HUGE=0"}
         time_process("np_batch_80x50", [PY, os.path.join(HERE, "numpy_pil_job.py"), "batch",
                                         "2000"], min(reps, 3), res, 2000, "maps")
         elapsed = time.perf_counter() - started
@@ -278,14 +326,16 @@ def print_table(res, reps, elapsed):
         if f"path_fill_{p}" in res:
             ratio_row(f"  fill, {p} path forced", f"path_fill_{p}", "path_fill_scalar",
                       "scalar path")
-    abs_row(f"remove-floor min=50, {S}", "remove_floor_4096", 1e9)
+    abs_row(f"remove-floor min=50, {S}", "remove_floor_4096", 3e9)
     ratio_row("  vs scipy.ndimage.label + bincount", "remove_floor_4096",
-              "scipy_remove_floor_4096", "scipy", 10)
-    abs_row(f"remove-walls min=50, {S}", "remove_walls_4096", 1e9)
-    abs_row(f"keep-largest, {S}", "keep_largest_4096", 1e9)
-    abs_row(f"connect, {S}", "connect_4096", 0.1, kind="time")
+              "scipy_remove_floor_4096", "scipy", 40)
+    abs_row(f"remove-walls min=50, {S}", "remove_walls_4096", 3e9)
+    abs_row(f"keep-largest, {S}", "keep_largest_4096", 3e9)
+    abs_row(f"connect, {S}", "connect_4096", 0.04, kind="time")
     ratio_row("connect, 400²", "connect_400", "rot_connect_400", "rot.js connect()")
-    abs_row(f"reach, full map, {S}", "reach_full_4096", 1e8)
+    abs_row(f"reach, full map, {S}", "reach_full_4096", 5e8)
+    ratio_row("  vs a plain queue BFS in C", "reach_full_4096", "bfs_queue_4096",
+              "queue BFS", 5)
     abs_row(f"reach, moves=20, {S}", "reach_small_4096", kind="time",
             note="cost ~ area reached")
     abs_row(f"(pipeline copy + scratch, {S})", "pipeline_overhead_4096", kind="time",
@@ -300,6 +350,18 @@ def print_table(res, reps, elapsed):
     rows.append((f"cavegen type2 {S} -o cave.png (process)", fmt_time(cli), "numpy + PIL",
                  fmt_time(peer), f"{peer['t'] / cli['t']:,.1f}x" if t_ok and p_ok else "-",
                  "<= 80 ms", "n/a" if not t_ok else ("met" if cli["t"] <= 0.08 else "NOT met")))
+    huge = res.get("cli_huge_65536")
+    h_ok = huge and isinstance(huge["t"], float)
+    rows.append(("65536² type2 + remove-floor + remove-walls -> PNG, -j 2 (process)",
+                 fmt_time(huge), "", "", "", "<= 8 s", "n/a" if not h_ok else
+                 ("met" if huge["t"] <= 8 else "NOT met")))
+    rows.append(("  same, peak resident memory",
+                 f"{huge['rss'] / 2**30:.2f} GiB" if h_ok else fmt_time(huge), "", "", "",
+                 "<= 1 GiB", "n/a" if not h_ok else
+                 ("met" if huge["rss"] <= 2**30 else "NOT met")))
+    abs_row("batch of 80x50 type2 -> one ASCII stream, -n 10000 -j 1", "cli_batch10k_j1",
+            2.5e5)
+    abs_row("batch of 80x50 level -> PNG files, -n 2000 -j 1", "cli_level_png_2000", 2e4)
     b = res.get("cli_batch_80x50")
     ratio_row("batch of 80x50 type2, cavegen CLI", "cli_batch_80x50", "np_batch_80x50",
               "numpy (1 process)", None)
