@@ -201,33 +201,11 @@ struct membuf {
     size_t len, cap;
 };
 
-/* The cells of g, one byte each, row after row. cg_grid_copy (CG_COPY_CELLS)
- * converts a bit at a time, about five times slower than the ASCII writer,
- * which converts eight cells per table lookup; on small maps that was half
- * of a batch's time. So the bytes come from the ASCII rows, '#' a wall and
- * every other character (floor, markers) floor, with cg_grid_copy as the
- * fallback; the tests check the two agree (Map._cells_by_copy). */
+/* The cells of g, one byte each, row after row (cg_grid_copy converts
+ * eight cells per table lookup). */
 static cg_status copy_cells(const cg_grid *g, uint8_t *cells)
 {
-    size_t w = cg_grid_width(g), h = cg_grid_height(g);
-    struct membuf text = {NULL, 0, 0};
-    if (h <= SIZE_MAX / (w + 1))
-        text.data = malloc((w + 1) * h);
-    if (text.data) {
-        text.cap = (w + 1) * h;
-        if (cg_write(g, NULL, membuf_write, &text, NULL) == CG_OK && text.len == text.cap) {
-            for (size_t y = 0; y < h; y++) {
-                const char *src = text.data + y * (w + 1);
-                uint8_t *dst = cells + y * w;
-                for (size_t x = 0; x < w; x++)
-                    dst[x] = src[x] == '#';
-            }
-            free(text.data);
-            return CG_OK;
-        }
-        free(text.data);
-    }
-    return cg_grid_copy(g, cells, w, CG_COPY_CELLS);
+    return cg_grid_copy(g, cells, cg_grid_width(g), CG_COPY_CELLS);
 }
 
 /* Copies the cells out and, when asked, computes the figures; no GIL. */
@@ -922,24 +900,6 @@ static PyObject *map_reach(MapObject *self, PyObject *args, PyObject *kw)
     return u32_view(ba, h, w);
 }
 
-/* The cells as cg_grid_copy gives them: the reference the fast copy of
- * copy_cells is tested against. */
-static PyObject *map_cells_by_copy(MapObject *self, PyObject *unused)
-{
-    (void)unused;
-    Py_ssize_t n = self->shape[0] * self->shape[1];
-    PyObject *out = PyBytes_FromStringAndSize(NULL, n);
-    if (!out)
-        return NULL;
-    cg_status st = cg_grid_copy(self->grid, (uint8_t *)PyBytes_AS_STRING(out),
-                                (size_t)self->shape[1], CG_COPY_CELLS);
-    if (st != CG_OK) {
-        Py_DECREF(out);
-        return raise_status(st, NULL);
-    }
-    return out;
-}
-
 static PyObject *map_get_width(MapObject *self, void *unused)
 {
     (void)unused;
@@ -1045,8 +1005,6 @@ static PyMethodDef map_methods[] = {
      "The map in a format of cavegen.formats(), as the command writes it;\n"
      "scale: PNG and PBM pixels per cell (0: 4); columns: the widest ANSI\n"
      "picture in characters (0: no limit)."},
-    {"_cells_by_copy", (PyCFunction)map_cells_by_copy, METH_NOARGS,
-     "The cells as bytes from cg_grid_copy (for tests)."},
     {"to_ascii", (PyCFunction)map_to_ascii, METH_NOARGS,
      "to_ascii() -> str\n\nThe ASCII map: '#' wall, '.' floor, '<' '>' '*' 'A'-'Z' 'x' markers;\n"
      "the rows joined by line breaks, so print(m.to_ascii()) prints what the command prints."},
