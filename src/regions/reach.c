@@ -29,7 +29,8 @@
 /* Budgets up to this use the bitboard search (measured: docs/PERFORMANCE.md). */
 #define BITBOARD_MAX_MOVES 24
 
-static int reach_path_override = -1; /* test hook: -1 auto, 0 queue, 1 bitboard */
+enum { PATH_QUEUE, PATH_BITBOARD, PATH_WIDE };
+static int reach_path_override = -1; /* test hook: -1 auto, else a PATH_ */
 
 void cg__reach_force_path(int path)
 {
@@ -305,9 +306,12 @@ cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts, u
     }
     r->dist = cg__malloc(n * sizeof *r->dist);
     if (r->dist && (st = bitwin_init(&fr, grid, r)) == CG_OK) {
-        int bitboard =
-            reach_path_override >= 0 ? reach_path_override : max_moves <= BITBOARD_MAX_MOVES;
-        if (bitboard) {
+        int path = reach_path_override >= 0     ? reach_path_override
+                   : max_moves <= BITBOARD_MAX_MOVES ? PATH_BITBOARD
+                                                     : PATH_WIDE;
+        if (path == PATH_WIDE) {
+            st = cg__reach_search_wide(r, bw_row(&fr, 0), fr.stride, starts, nstarts, max_moves);
+        } else if (path == PATH_BITBOARD) {
             for (size_t i = 0; i < n; i++)
                 r->dist[i] = CG__DIST_BLOCKED;
             st = search_bitboard(r, &fr, starts, nstarts, max_moves);

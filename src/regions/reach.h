@@ -23,8 +23,14 @@ typedef struct cg__reach {
 
 cg_status cg__reach_clone(cg__reach **out, const cg__reach *src);
 void cg__reach_free(cg__reach *r);
+/* The search for large budgets and no budget (regions/reach_wide.c): fills
+ * r->dist (the window set in r) and r->count, r->max_distance. freebits holds
+ * the window's free cells, row wy at freebits + wy * free_stride (bit x = cell
+ * x, bits past the width clear). */
+cg_status cg__reach_search_wide(cg__reach *r, const uint64_t *freebits, size_t free_stride,
+                                const cg_point *starts, size_t nstarts, uint32_t max_moves);
 /* Test hook: -1 chooses the search by budget, 0 forces the queue BFS, 1 the
- * bitboard search. Not thread-safe; tests only. */
+ * bitboard search, 2 the wide search. Not thread-safe; tests only. */
 void cg__reach_force_path(int path);
 
 #endif
