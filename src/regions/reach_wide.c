@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/grid.h"
 #include "core/mem.h"
 #include "regions/reach.h"
 
@@ -77,14 +78,30 @@ static void or_bits(uint64_t *dst, size_t off, const uint64_t *src, size_t nbits
 
 /* The open bitmap: bit i set when padded cell i is a free cell of the
  * window (floor, not blocked). One spare word at the end for or_bits. */
-static uint64_t *open_bits(const cg__reach *r, const uint64_t *freebits, size_t free_stride)
+static uint64_t *open_bits(const cg_grid *g, const cg__reach *r)
 {
     size_t n = r->stride * ((size_t)r->h + 2);
     uint64_t *open = cg__calloc(n / 64 + 2, sizeof *open);
-    if (!open)
+    uint64_t *row = cg__malloc(((size_t)r->w + 63) / 64 * sizeof *row);
+    if (!open || !row) {
+        cg__free(open);
+        cg__free(row);
         return NULL;
-    for (uint32_t wy = 0; wy < r->h; wy++)
-        or_bits(open, (size_t)(wy + 1) * r->stride + 1, freebits + wy * free_stride, r->w);
+    }
+    for (uint32_t wy = 0; wy < r->h; wy++) {
+        cg__reach_floor_bits(g, r->y0 + wy, r->x0, r->w, row);
+        or_bits(open, (size_t)(wy + 1) * r->stride + 1, row, r->w);
+    }
+    cg__free(row);
+    /* Blocked cells: never entered (a start on one is placed by hand). */
+    for (size_t i = 0; i < g->nmarks; i++) {
+        const cg__mark *m = &g->marks[i];
+        if (m->kind == CG_MARK_BLOCKED && m->y >= r->y0 && m->y - r->y0 < r->h && m->x >= r->x0 &&
+            m->x - r->x0 < r->w) {
+            size_t at = (size_t)(m->y - r->y0 + 1) * r->stride + (m->x - r->x0 + 1);
+            open[at >> 6] &= ~(UINT64_C(1) << (at & 63));
+        }
+    }
     return open;
 }
 
@@ -117,11 +134,11 @@ static int ring_reserve(ring *rq, size_t head, size_t tail, size_t room, uint32_
     return 1;
 }
 
-cg_status cg__reach_search_wide(cg__reach *r, const uint64_t *freebits, size_t free_stride,
-                                const cg_point *starts, size_t nstarts, uint32_t max_moves)
+cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *starts,
+                                size_t nstarts, uint32_t max_moves)
 {
     size_t n = r->stride * ((size_t)r->h + 2);
-    uint64_t *open = open_bits(r, freebits, free_stride);
+    uint64_t *open = open_bits(g, r);
     ring rq = {NULL, 0};
     if (!open)
         goto nomem;
