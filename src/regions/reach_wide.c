@@ -19,8 +19,9 @@
  *   cells ahead (software prefetching as in Ainsworth and Jones, "Software
  *   prefetching for indirect memory accesses", CGO 2017): stores never
  *   stall the search on a miss.
- * - the queue is a ring holding one level and the next, not every cell
- *   reached: it stays small and in cache (it grows if a frontier needs it).
+ * - the queue is two arrays, the level being searched and the next, not
+ *   every cell reached: they stay small and in cache (grown when a level
+ *   needs it).
  * - on Linux the distance array is backed by transparent huge pages when
  *   the system allows them on request: 32 page faults instead of 16384 for
  *   4096x4096, and no TLB misses on the frontier's rows.
@@ -105,32 +106,26 @@ static uint64_t *open_bits(const cg_grid *g, const cg__reach *r)
     return open;
 }
 
-/* The ring queue: entries head .. tail-1 at q[i & mask], mask + 1 a power
- * of two. Every slot holds a valid cell index, read or not: the prefetch
- * looks ahead without checking the tail. */
-typedef struct ring {
-    uint32_t *q;
-    size_t mask;
-} ring;
+/* A level of the search: the cells in queue order, room for cap. */
+typedef struct level {
+    uint32_t *cell;
+    size_t n, cap;
+} level;
 
-/* Makes room for `room` entries past head (keeping head .. tail-1). */
-static int ring_reserve(ring *rq, size_t head, size_t tail, size_t room, uint32_t fill)
+/* Room for `room` cells in an emptied level. */
+static int level_reserve(level *l, size_t room)
 {
-    size_t cap = rq->mask + 1;
-    if (room < cap)
+    if (room <= l->cap)
         return 1;
-    while (cap <= room)
+    size_t cap = l->cap ? l->cap : 4096;
+    while (cap < room)
         cap *= 2;
-    uint32_t *q = cg__malloc(cap * sizeof *q);
-    if (!q)
+    uint32_t *c = cg__malloc(cap * sizeof *c);
+    if (!c)
         return 0;
-    for (size_t i = 0; i < cap; i++)
-        q[i] = fill;
-    for (size_t i = head; i < tail; i++)
-        q[i & (cap - 1)] = rq->q[i & rq->mask];
-    cg__free(rq->q);
-    rq->q = q;
-    rq->mask = cap - 1;
+    cg__free(l->cell);
+    l->cell = c;
+    l->cap = cap;
     return 1;
 }
 
@@ -139,44 +134,44 @@ cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *
 {
     size_t n = r->stride * ((size_t)r->h + 2);
     uint64_t *open = open_bits(g, r);
-    ring rq = {NULL, 0};
-    if (!open)
-        goto nomem;
+    level cur = {NULL, 0, 0}, nxt = {NULL, 0, 0};
+    cg_status st = CG_ENOMEM;
+    if (!open || !level_reserve(&cur, nstarts))
+        goto done;
     /* Every cell unreached (CG_UNREACHED: all bits set) until reached. */
     advise_huge(r->dist, n * sizeof *r->dist);
     memset(r->dist, 0xff, n * sizeof *r->dist);
-    const size_t first = (size_t)(starts[0].y - r->y0 + 1) * r->stride + (starts[0].x - r->x0 + 1);
-    if (!ring_reserve(&rq, 0, 0, 4096 > nstarts ? 4096 : nstarts, (uint32_t)first))
-        goto nomem;
-    size_t head = 0, tail = 0;
+    uint32_t *dist = r->dist;
     for (size_t i = 0; i < nstarts; i++) {
         size_t at = (size_t)(starts[i].y - r->y0 + 1) * r->stride + (starts[i].x - r->x0 + 1);
         /* A start may be a blocked cell: the unit's own (docs/reach.md). */
-        if (r->dist[at] != 0) {
-            r->dist[at] = 0;
+        if (dist[at] != 0) {
+            dist[at] = 0;
             open[at >> 6] &= ~(UINT64_C(1) << (at & 63));
-            rq.q[tail++] = (uint32_t)at;
+            cur.cell[cur.n++] = (uint32_t)at;
         }
     }
     const size_t stride = r->stride;
-    uint32_t *dist = r->dist;
-    for (uint32_t d = 0; head < tail; d++) {
-        size_t end = tail;
+    r->count = 0;
+    for (uint32_t d = 0; cur.n > 0; d++) {
         r->max_distance = d;
+        r->count += cur.n;
+        const uint32_t *c = cur.cell;
+        const size_t len = cur.n;
         if (d == max_moves) {
-            for (; head < end; head++)
-                dist[rq.q[head & rq.mask]] = d;
+            for (size_t i = 0; i < len; i++)
+                dist[c[i]] = d;
             break;
         }
-        /* The level and the next: each cell adds at most its four sides
-         * (three, but a start four), plus the slots written past the tail. */
-        if (!ring_reserve(&rq, head, tail, 5 * (end - head) + 4, (uint32_t)first))
-            goto nomem;
-        uint32_t *q = rq.q;
-        const size_t mask = rq.mask;
-        for (; head < end; head++) {
-            __builtin_prefetch(&dist[q[(head + PREFETCH_AHEAD) & mask]], 1, 3);
-            size_t at = q[head & mask];
+        /* A cell adds at most its four sides (three, but a start four),
+         * plus the slot written past the last. */
+        if (!level_reserve(&nxt, 4 * len + 1))
+            goto done;
+        uint32_t *q = nxt.cell;
+        size_t tail = 0;
+        for (size_t i = 0; i < len; i++) {
+            __builtin_prefetch(&dist[c[i + PREFETCH_AHEAD < len ? i + PREFETCH_AHEAD : i]], 1, 3);
+            size_t at = c[i];
             dist[at] = d;
             /* Each side: appended without a branch (a write past the new
              * tail is overwritten later), its open bit cleared either way. */
@@ -185,7 +180,7 @@ cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *
         size_t nb_ = (nb);                                                                         \
         uint64_t *w_ = &open[nb_ >> 6];                                                            \
         uint64_t v_ = *w_, f_ = v_ & (UINT64_C(1) << (nb_ & 63));                                  \
-        q[tail & mask] = (uint32_t)nb_;                                                            \
+        q[tail] = (uint32_t)nb_;                                                                   \
         tail += f_ != 0;                                                                           \
         *w_ = v_ ^ f_;                                                                             \
     } while (0)
@@ -195,13 +190,16 @@ cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *
             VISIT(at + stride);
 #undef VISIT
         }
+        nxt.n = tail;
+        level t = cur;
+        cur = nxt;
+        nxt = t;
+        nxt.n = 0;
     }
-    r->count = tail;
+    st = CG_OK;
+done:
     cg__free(open);
-    cg__free(rq.q);
-    return CG_OK;
-nomem:
-    cg__free(open);
-    cg__free(rq.q);
-    return CG_ENOMEM;
+    cg__free(cur.cell);
+    cg__free(nxt.cell);
+    return st;
 }
