@@ -255,7 +255,9 @@ static void wide_search_matches_queue_bfs_on_rooms_and_checkerboards(void **stat
             uint8_t *cells = tu_alloc_cells(w, h);
             for (int y = 0; y < h; y++)
                 for (int x = 0; x < w; x++)
-                    cells[y * w + x] = (uint8_t)(shape == 0 ? 0 : shape == 1 ? (x + y) % 2 : x || y);
+                    cells[y * w + x] = (uint8_t)(shape == 0   ? 0
+                                                 : shape == 1 ? (x + y) % 2
+                                                              : x || y);
             cg_grid *g = tu_grid_from_cells(cells, w, h);
             cg_point starts[3];
             size_t n = floor_starts(&rng, g, starts, 3);

@@ -305,7 +305,7 @@ cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts, u
         cg__diag(diag, 0, 0, "reach window too large");
         return CG_EOVERFLOW;
     }
-    int path = reach_path_override >= 0     ? reach_path_override
+    int path = reach_path_override >= 0          ? reach_path_override
                : max_moves <= BITBOARD_MAX_MOVES ? PATH_BITBOARD
                                                  : PATH_WIDE;
     r->dist = cg__malloc(n * sizeof *r->dist);
