@@ -356,6 +356,63 @@ static void centre_floor(const cg_grid *g, uint32_t *fx, uint32_t *fy)
     *fx = *fy = 0;
 }
 
+/* The peer of reach_full: a textbook BFS (a distance per cell, a FIFO
+ * queue of cell indices, four neighbours with bounds checks) over the cells
+ * as bytes, copied by cg_grid_copy before the timer, from the same start. */
+static void time_bfs_queue(const char *name, const cg_grid *map, uint32_t sx, uint32_t sy,
+                           int runs)
+{
+    if (!wanted(name))
+        return;
+    uint32_t w = cg_grid_width(map), h = cg_grid_height(map);
+    size_t n = (size_t)w * h;
+    uint8_t *wall = malloc(n);
+    if (!wall || cg_grid_copy(map, wall, w, CG_COPY_CELLS) != CG_OK)
+        die("out of memory", NULL);
+    double t[16];
+    runs = runs > 16 ? 16 : runs;
+    uint64_t reached = 0;
+    for (int r = 0; r < runs; r++) {
+        double t0 = now();
+        uint32_t *dist = malloc(n * sizeof *dist);
+        uint32_t *queue = malloc(n * sizeof *queue);
+        if (!dist || !queue)
+            die("out of memory", NULL);
+        for (size_t i = 0; i < n; i++)
+            dist[i] = UINT32_MAX;
+        size_t head = 0, tail = 0;
+        dist[(size_t)sy * w + sx] = 0;
+        queue[tail++] = sy * w + sx;
+        while (head < tail) {
+            uint32_t at = queue[head++], x = at % w, y = at / w, nd = dist[at] + 1;
+            if (x > 0 && wall[at - 1] == CG_FLOOR && dist[at - 1] == UINT32_MAX) {
+                dist[at - 1] = nd;
+                queue[tail++] = at - 1;
+            }
+            if (x + 1 < w && wall[at + 1] == CG_FLOOR && dist[at + 1] == UINT32_MAX) {
+                dist[at + 1] = nd;
+                queue[tail++] = at + 1;
+            }
+            if (y > 0 && wall[at - w] == CG_FLOOR && dist[at - w] == UINT32_MAX) {
+                dist[at - w] = nd;
+                queue[tail++] = at - w;
+            }
+            if (y + 1 < h && wall[at + w] == CG_FLOOR && dist[at + w] == UINT32_MAX) {
+                dist[at + w] = nd;
+                queue[tail++] = at + w;
+            }
+        }
+        reached = tail;
+        free(queue);
+        free(dist);
+        t[r] = now() - t0;
+    }
+    char note[64];
+    snprintf(note, sizeof note, "%llu cells reached", (unsigned long long)reached);
+    report(name, median(t, runs), (double)n, "cells", note);
+    free(wall);
+}
+
 /* ------------------------------------------------------------ batch */
 
 /* What `cavegen -n N` would do: N type2 80x50 maps (seeds 1..N), each
@@ -470,6 +527,7 @@ int main(int argc, char **argv)
     time_step("connect_4096", "connect", cave, slow);
     time_step("reach_full_4096", reach_full, cave, slow);
     time_step("reach_small_4096", reach_small, cave, reps);
+    time_bfs_queue("bfs_queue_4096", cave, fx, fy, slow);
     cg_grid *small = run_text(TYPE2, NULL, 400, 400, 42);
     time_step("connect_400", "connect", small, reps);
     cg_grid_free(small);

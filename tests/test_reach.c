@@ -1,6 +1,8 @@
 /* test_reach.c - reachable cells within M moves (the reachable-cells article, docs/reach.md):
- * both search paths (bitboard levels, queue BFS) against a plain BFS over a
- * byte-per-cell copy of the map, on many random maps, budgets and starts. */
+ * the three search paths (bitboard levels, queue BFS, the wide search)
+ * against a plain BFS over a byte-per-cell copy of the map, on many random
+ * maps, budgets and starts; and the wide search against the queue BFS, its
+ * twin, cell for cell on mazes, open rooms, checkerboards and thin maps. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,8 +15,11 @@
 
 #include "testutil.h"
 
-/* Internal test hook (src/regions/reach.c): -1 auto, 0 queue BFS, 1 bitboard. */
-void cg__reach_force_path(int path);
+#include "core/grid.h"
+#include "regions/reach.h"
+
+/* cg__reach_force_path (src/regions/reach.c): -1 auto, else one of these. */
+enum { PATH_QUEUE, PATH_BITBOARD, PATH_WIDE, PATH_COUNT };
 
 #define UNREACHED UINT32_MAX
 
@@ -134,7 +139,7 @@ static void both_paths_match_plain_bfs_on_random_maps(void **state)
             size_t n = random_starts(&rng, &m, starts, (size_t)1 + (size_t)trial % 5);
             if (n > 0)
                 for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++)
-                    for (int path = 0; path <= 1; path++)
+                    for (int path = 0; path < PATH_COUNT; path++)
                         assert_reach_equals_oracle(&m, starts, n, budgets[b], path);
             map_free(&m);
         }
@@ -153,6 +158,147 @@ static void automatic_choice_matches_plain_bfs(void **state)
     for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++)
         assert_reach_equals_oracle(&m, starts, n, budgets[b], -1);
     map_free(&m);
+}
+
+/* The wide search against the queue BFS it replaces for large budgets:
+ * the same window, count, farthest distance and distance in every cell
+ * (an unreached cell may hold either sentinel). */
+static void assert_wide_equals_queue(cg_grid *g, const cg_point *starts, size_t n, uint32_t moves)
+{
+    cg_diag d = {0};
+    cg__reach_force_path(PATH_QUEUE);
+    assert_int_equal(cg_grid_reach(g, starts, n, moves, &d), CG_OK);
+    cg__reach *want;
+    assert_int_equal(cg__reach_clone(&want, g->reach), CG_OK);
+    cg__reach_force_path(PATH_WIDE);
+    assert_int_equal(cg_grid_reach(g, starts, n, moves, &d), CG_OK);
+    cg__reach_force_path(-1);
+    const cg__reach *got = g->reach;
+    assert_int_equal(got->x0, want->x0);
+    assert_int_equal(got->y0, want->y0);
+    assert_int_equal(got->w, want->w);
+    assert_int_equal(got->h, want->h);
+    assert_int_equal(got->count, want->count);
+    assert_int_equal(got->max_distance, want->max_distance);
+    for (uint32_t y = 0; y < got->h; y++)
+        for (uint32_t x = 0; x < got->w; x++) {
+            size_t i = (size_t)(y + 1) * got->stride + x + 1;
+            uint32_t a = got->dist[i], b = want->dist[i];
+            if (a != b && !(a >= CG__DIST_BLOCKED && b >= CG__DIST_BLOCKED))
+                fail_msg("%ux%u, %zu starts, moves %u: (%u,%u) got %u want %u", cg_grid_width(g),
+                         cg_grid_height(g), n, moves, got->x0 + x, got->y0 + y, a, b);
+        }
+    cg__reach_free(want);
+}
+
+/* Every budget 0..30, a few larger ones and none. */
+static void assert_wide_equals_queue_for_budgets(cg_grid *g, const cg_point *starts, size_t n)
+{
+    static const uint32_t large[] = {31, 40, 64, 100, 1000, CG_MOVES_UNLIMITED};
+    for (uint32_t moves = 0; moves <= 30; moves++)
+        assert_wide_equals_queue(g, starts, n, moves);
+    for (size_t i = 0; i < sizeof large / sizeof large[0]; i++)
+        assert_wide_equals_queue(g, starts, n, large[i]);
+}
+
+/* Up to n floor starts of g, the first on a blocked cell if g has one
+ * (found by scanning from a random cell). */
+static size_t floor_starts(uint64_t *rng, const cg_grid *g, cg_point *starts, size_t n)
+{
+    uint32_t w = cg_grid_width(g), h = cg_grid_height(g);
+    uint64_t cells = (uint64_t)w * h, from = tu_next(rng) % cells;
+    size_t k = 0;
+    for (int want_blocked = 1; want_blocked >= 0 && k < n; want_blocked--)
+        for (uint64_t i = 0; i < cells && k < n; i++) {
+            uint64_t c = (from + i * 7919) % cells; /* 7919 prime: a scattered scan */
+            uint32_t x = (uint32_t)(c % w), y = (uint32_t)(c / w);
+            if (cg_grid_get(g, x, y) != CG_FLOOR)
+                continue;
+            int blocked = cg_grid_marker_symbol(g, x, y) == 'x';
+            if (blocked == want_blocked) {
+                starts[k++] = (cg_point){x, y};
+                if (want_blocked)
+                    break;
+            }
+        }
+    return k;
+}
+
+static void wide_search_matches_queue_bfs_on_random_and_thin_maps(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1, 1},   {1, 50},  {50, 1},  {1, 200}, {200, 1}, {63, 20},
+                                   {64, 20}, {65, 20}, {131, 9}, {9, 131}, {66, 66}, {131, 70}};
+    uint64_t rng = 2024;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int trial = 0; trial < 4; trial++) {
+            map m = random_map(&rng, sizes[s][0], sizes[s][1], 0.15 * trial, 0.02 * trial);
+            cg_point starts[4];
+            size_t n = floor_starts(&rng, m.grid, starts, (size_t)1 + (size_t)trial);
+            if (n > 0)
+                assert_wide_equals_queue_for_budgets(m.grid, starts, n);
+            map_free(&m);
+        }
+}
+
+/* Open rooms (the frontier a diamond), checkerboards (every floor cell
+ * alone), a single floor cell in walls: the shapes that break a search
+ * which counts on a frontier's shape. */
+static void wide_search_matches_queue_bfs_on_rooms_and_checkerboards(void **state)
+{
+    (void)state;
+    static const int widths[] = {1, 2, 63, 64, 65, 131};
+    uint64_t rng = 77;
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++)
+        for (int shape = 0; shape < 3; shape++) {
+            int w = widths[i], h = 1 + tu_range(&rng, 0, 70);
+            uint8_t *cells = tu_alloc_cells(w, h);
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++)
+                    cells[y * w + x] = (uint8_t)(shape == 0   ? 0
+                                                 : shape == 1 ? (x + y) % 2
+                                                              : x || y);
+            cg_grid *g = tu_grid_from_cells(cells, w, h);
+            cg_point starts[3];
+            size_t n = floor_starts(&rng, g, starts, 3);
+            assert_true(n > 0);
+            assert_wide_equals_queue_for_budgets(g, starts, n);
+            if (shape == 0) { /* a blocked cell as the unit's own start */
+                assert_int_equal(cg_grid_set_marker(g, starts[0].x, starts[0].y, CG_MARK_BLOCKED),
+                                 CG_OK);
+                assert_wide_equals_queue_for_budgets(g, starts, 1);
+            }
+            cg_grid_free(g);
+            free(cells);
+        }
+}
+
+/* Mazes: corridors one cell wide, so the search is thousands of levels
+ * deep with a frontier of a few cells. */
+static void wide_search_matches_queue_bfs_on_mazes(void **state)
+{
+    (void)state;
+    static const char *const mazes[] = {"maze connected", "maze connected loops no-isolated"};
+    static const uint32_t sizes[][2] = {{3, 3}, {63, 41}, {65, 65}, {131, 21}, {201, 151}};
+    uint64_t rng = 5;
+    for (size_t k = 0; k < 2; k++)
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            cg_grid *g = tu_run(mazes[k], s + 1, sizes[s][0], sizes[s][1], NULL);
+            cg_point starts[2];
+            size_t n = floor_starts(&rng, g, starts, 2);
+            assert_true(n > 0);
+            assert_wide_equals_queue_for_budgets(g, starts, 1);
+            assert_wide_equals_queue_for_budgets(g, starts, n);
+            /* Units standing in the corridors: blocked cells cut them. */
+            for (int b = 0; b < 20; b++) {
+                uint32_t x = (uint32_t)tu_range(&rng, 0, (int)sizes[s][0] - 1);
+                uint32_t y = (uint32_t)tu_range(&rng, 0, (int)sizes[s][1] - 1);
+                if (cg_grid_get(g, x, y) == CG_FLOOR && (x != starts[0].x || y != starts[0].y))
+                    assert_int_equal(cg_grid_set_marker(g, x, y, CG_MARK_BLOCKED), CG_OK);
+            }
+            assert_wide_equals_queue_for_budgets(g, starts, 1);
+            cg_grid_free(g);
+        }
 }
 
 static void a_small_budget_stays_in_its_diamond(void **state)
@@ -218,7 +364,7 @@ static void a_unit_on_a_blocked_cell_starts_there_and_enters_no_other(void **sta
     cg_grid *g = tu_grid_from_rows(rows, 4);
     assert_int_equal(cg_grid_set_marker(g, 3, 1, CG_MARK_BLOCKED), CG_OK);
     assert_int_equal(cg_grid_set_marker(g, 5, 1, CG_MARK_BLOCKED), CG_OK);
-    for (int path = 0; path <= 1; path++) {
+    for (int path = 0; path < PATH_COUNT; path++) {
         cg__reach_force_path(path);
         cg_point start = {3, 1};
         cg_diag d = {0};
@@ -501,6 +647,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(both_paths_match_plain_bfs_on_random_maps),
         cmocka_unit_test(automatic_choice_matches_plain_bfs),
+        cmocka_unit_test(wide_search_matches_queue_bfs_on_random_and_thin_maps),
+        cmocka_unit_test(wide_search_matches_queue_bfs_on_rooms_and_checkerboards),
+        cmocka_unit_test(wide_search_matches_queue_bfs_on_mazes),
         cmocka_unit_test(a_small_budget_stays_in_its_diamond),
         cmocka_unit_test(blocked_cells_and_walls_are_walked_around),
         cmocka_unit_test(starts_on_walls_or_outside_are_errors),

@@ -11,12 +11,15 @@
  *   shifted left/right/up/down, ANDed with free & ~visited; its cells get
  *   distance d. Work per level is the window's words between the frontier's
  *   top and bottom rows.
- * - no budget or a large one: a queue BFS over a padded distance array
- *   (sentinels around the window, so no bounds tests), O(cells reached).
+ * - no budget or a large one: the wide search (regions/reach_wide.c), a
+ *   queue BFS that tests an open-cell bitmap and only writes distances.
+ * - the queue BFS over a padded distance array (sentinels around the
+ *   window, so no bounds tests) that the wide search replaced: kept as its
+ *   twin in the tests, reached through cg__reach_force_path.
  *
  * Memory and time are proportional to the window, never to the map: a
  * budget of 6 on a 4096x4096 map touches a 13x13 window. The plain BFS the
- * tests compare both paths with is in tests/test_reach.c. */
+ * tests compare every path with is in tests/test_reach.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +32,8 @@
 /* Budgets up to this use the bitboard search (measured: docs/PERFORMANCE.md). */
 #define BITBOARD_MAX_MOVES 24
 
-static int reach_path_override = -1; /* test hook: -1 auto, 0 queue, 1 bitboard */
+enum { PATH_QUEUE, PATH_BITBOARD, PATH_WIDE };
+static int reach_path_override = -1; /* test hook: -1 auto, else a PATH_ */
 
 void cg__reach_force_path(int path)
 {
@@ -82,9 +86,7 @@ uint64_t cg_grid_reached_count(const cg_grid *grid)
     return grid->reach ? grid->reach->count : 0;
 }
 
-/* Bits x0 .. x0+n-1 of map row y, as free-cell bits (1 = floor) in out[0..]
- * (ceil(n/64) words, bits past n cleared). */
-static void free_bits(const cg_grid *g, uint32_t y, uint32_t x0, uint32_t n, uint64_t *out)
+void cg__reach_floor_bits(const cg_grid *g, uint32_t y, uint32_t x0, uint32_t n, uint64_t *out)
 {
     const uint64_t *row = cg__row(g, y) + (x0 >> 6);
     unsigned s = x0 & 63;
@@ -117,7 +119,7 @@ static cg_status bitwin_init(bitwin *b, const cg_grid *g, const cg__reach *r)
     if (!b->bits)
         return CG_ENOMEM;
     for (uint32_t wy = 0; wy < r->h; wy++)
-        free_bits(g, r->y0 + wy, r->x0, r->w, bw_row(b, wy));
+        cg__reach_floor_bits(g, r->y0 + wy, r->x0, r->w, bw_row(b, wy));
     /* Blocked cells: the markers are sorted by (y, x). */
     for (size_t i = 0; i < g->nmarks; i++) {
         const cg__mark *m = &g->marks[i];
@@ -303,11 +305,14 @@ cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts, u
         cg__diag(diag, 0, 0, "reach window too large");
         return CG_EOVERFLOW;
     }
+    int path = reach_path_override >= 0          ? reach_path_override
+               : max_moves <= BITBOARD_MAX_MOVES ? PATH_BITBOARD
+                                                 : PATH_WIDE;
     r->dist = cg__malloc(n * sizeof *r->dist);
-    if (r->dist && (st = bitwin_init(&fr, grid, r)) == CG_OK) {
-        int bitboard =
-            reach_path_override >= 0 ? reach_path_override : max_moves <= BITBOARD_MAX_MOVES;
-        if (bitboard) {
+    if (r->dist && path == PATH_WIDE) {
+        st = cg__reach_search_wide(r, grid, starts, nstarts, max_moves);
+    } else if (r->dist && (st = bitwin_init(&fr, grid, r)) == CG_OK) {
+        if (path == PATH_BITBOARD) {
             for (size_t i = 0; i < n; i++)
                 r->dist[i] = CG__DIST_BLOCKED;
             st = search_bitboard(r, &fr, starts, nstarts, max_moves);

@@ -23,8 +23,15 @@ typedef struct cg__reach {
 
 cg_status cg__reach_clone(cg__reach **out, const cg__reach *src);
 void cg__reach_free(cg__reach *r);
+/* The search for large budgets and no budget (regions/reach_wide.c): fills
+ * r->dist (the window set in r), r->count and r->max_distance. */
+cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *starts,
+                                size_t nstarts, uint32_t max_moves);
+/* Cells x0 .. x0+n-1 of map row y as bits, 1 = floor (blocked cells too),
+ * into out[0 .. ceil(n/64)-1], the bits past n clear. */
+void cg__reach_floor_bits(const cg_grid *g, uint32_t y, uint32_t x0, uint32_t n, uint64_t *out);
 /* Test hook: -1 chooses the search by budget, 0 forces the queue BFS, 1 the
- * bitboard search. Not thread-safe; tests only. */
+ * bitboard search, 2 the wide search. Not thread-safe; tests only. */
 void cg__reach_force_path(int path);
 
 #endif
