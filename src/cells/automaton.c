@@ -33,6 +33,11 @@
 /* Words per strip: the ring of horizontal sums (5 rows x 6 planes) then
  * takes 15 KiB, in L1 on any current core. A multiple of 8. */
 #define CG__STRIP 64
+/* Narrower grids than this (in words a row) take the flat kernel on the
+ * vector paths, their plane arrays CG__FLAT_WORDS words each (6 planes:
+ * 24 KiB, in L1). */
+#define CG__FLAT_NW 16
+#define CG__FLAT_WORDS 512
 
 /* ------------------------------------------------------------ scalar path */
 
@@ -111,11 +116,18 @@ typedef uint64_t cg__v8 __attribute__((vector_size(64)));
 #undef KSPLAT
 #endif
 
-/* The vector paths work in chunks of 8 words; narrower maps (under 449
- * cells wide) take the scalar path whatever was chosen. */
-static int path_for(const cg_grid *g)
+/* The vector paths work in chunks of 8 words: along a row (the strip
+ * kernel), or on a narrow grid along the flat run of rows y0..y1-1 (the
+ * flat kernel), which must hold 8 words. Otherwise (a map under 449 cells
+ * wide that is also tiny, or a stripe of one short row) the scalar path
+ * runs, whatever was chosen. */
+static int path_for(const cg_grid *g, uint32_t y0, uint32_t y1)
 {
-    return g->nw >= 8 ? cg__kernel_path() : CG__PATH_SCALAR;
+    if (g->nw >= CG__FLAT_NW)
+        return cg__kernel_path();
+    if (y0 >= y1 || (uint64_t)(y1 - y0 - 1) * g->stride + g->nw < 8)
+        return CG__PATH_SCALAR;
+    return cg__kernel_path();
 }
 
 /* ------------------------------------------------------------ entry points */
@@ -156,7 +168,9 @@ void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int s
         y1 = src->h;
     if (y0 >= y1)
         return;
-    switch (path_for(src)) {
+    /* The kernels compute the rows inside the outer ring only. */
+    uint32_t ia = y0 < 1 ? 1 : y0, ib = y1 < src->h - 1 ? y1 : src->h - 1;
+    switch (path_for(src, ia, ib > ia ? ib : ia)) {
 #if defined(CG__HAVE_X86)
     case CG__PATH_AVX512VBMI2:
         generation_avx512vbmi2(src, dst, r1, r2, self, y0, y1);
@@ -188,7 +202,7 @@ void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, u
         y1 = src->h;
     if (y0 >= y1)
         return;
-    switch (path_for(src)) {
+    switch (path_for(src, y0, y1)) {
 #if defined(CG__HAVE_X86)
     case CG__PATH_AVX512VBMI2:
         smooth_avx512vbmi2(src, dst, walls, y0, y1);
@@ -220,7 +234,7 @@ void cg__rule_rows(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t y0
         y1 = src->h;
     if (y0 >= y1)
         return;
-    switch (path_for(src)) {
+    switch (path_for(src, y0, y1)) {
 #if defined(CG__HAVE_X86)
     case CG__PATH_AVX512VBMI2:
         rule_avx512vbmi2(src, dst, lo, hi, y0, y1);
