@@ -130,21 +130,33 @@ static int path_for(const cg_grid *g, uint32_t y0, uint32_t y1)
     return cg__kernel_path();
 }
 
+/* Nonzero when path runs g by the flat kernel, which sets the ring and tail
+ * bits of the rows it computes itself (cells/automaton_kernel.h). */
+static int flat_kernel(const cg_grid *g, int path)
+{
+    return path != CG__PATH_SCALAR && g->nw < CG__FLAT_NW;
+}
+
 /* ------------------------------------------------------------ entry points */
 
 /* Walls the outer ring's cells of rows y0..y1-1 (cg__grid_wall_ring, for a
- * stripe of rows) and the tail bits past the width. */
-static void wall_ring_rows(cg_grid *g, uint32_t y0, uint32_t y1)
+ * stripe of rows) and the tail bits past the width; only the first and last
+ * rows after the flat kernel (flat), which set the rest. */
+static void wall_ring_rows(cg_grid *g, uint32_t y0, uint32_t y1, int flat)
 {
-    uint64_t last = UINT64_C(1) << ((g->w - 1) & 63), tail = cg__tail_mask(g);
+    const uint64_t end = UINT64_C(1) << ((g->w - 1) & 63) | cg__tail_mask(g);
+    const uint32_t h = g->h;
+    const size_t nw = g->nw;
     for (uint32_t y = y0; y < y1; y++) {
         uint64_t *r = cg__row(g, y);
-        if (y == 0 || y == g->h - 1) {
-            for (size_t i = 0; i < g->nw; i++)
+        if (y == 0 || y == h - 1) {
+            for (size_t i = 0; i < nw; i++)
                 r[i] = ~UINT64_C(0);
-        } else {
+        } else if (!flat) {
             r[0] |= 1;
-            r[g->nw - 1] |= last | tail;
+            r[nw - 1] |= end;
+        } else if (y + 1 < h - 1) {
+            y = h - 2; /* on to the last row */
         }
     }
 }
@@ -170,7 +182,8 @@ void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int s
         return;
     /* The kernels compute the rows inside the outer ring only. */
     uint32_t ia = y0 < 1 ? 1 : y0, ib = y1 < src->h - 1 ? y1 : src->h - 1;
-    switch (path_for(src, ia, ib > ia ? ib : ia)) {
+    const int path = path_for(src, ia, ib > ia ? ib : ia);
+    switch (path) {
 #if defined(CG__HAVE_X86)
     case CG__PATH_AVX512VBMI2:
         generation_avx512vbmi2(src, dst, r1, r2, self, y0, y1);
@@ -191,7 +204,7 @@ void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int s
         generation_scalar(src, dst, r1, r2, self, y0, y1);
         break;
     }
-    wall_ring_rows(dst, y0, y1);
+    wall_ring_rows(dst, y0, y1, flat_kernel(src, path));
 }
 
 void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, uint32_t y1)
@@ -202,7 +215,8 @@ void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, u
         y1 = src->h;
     if (y0 >= y1)
         return;
-    switch (path_for(src, y0, y1)) {
+    const int path = path_for(src, y0, y1);
+    switch (path) {
 #if defined(CG__HAVE_X86)
     case CG__PATH_AVX512VBMI2:
         smooth_avx512vbmi2(src, dst, walls, y0, y1);
@@ -223,7 +237,8 @@ void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, u
         smooth_scalar(src, dst, walls, y0, y1);
         break;
     }
-    cg__fix_tail_rows(dst, y0, y1);
+    if (!flat_kernel(src, path))
+        cg__fix_tail_rows(dst, y0, y1);
 }
 
 void cg__rule_rows(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t y0, uint32_t y1)
@@ -234,7 +249,8 @@ void cg__rule_rows(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t y0
         y1 = src->h;
     if (y0 >= y1)
         return;
-    switch (path_for(src, y0, y1)) {
+    const int path = path_for(src, y0, y1);
+    switch (path) {
 #if defined(CG__HAVE_X86)
     case CG__PATH_AVX512VBMI2:
         rule_avx512vbmi2(src, dst, lo, hi, y0, y1);
@@ -255,7 +271,8 @@ void cg__rule_rows(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t y0
         rule_scalar(src, dst, lo, hi, y0, y1);
         break;
     }
-    cg__fix_tail_rows(dst, y0, y1);
+    if (!flat_kernel(src, path))
+        cg__fix_tail_rows(dst, y0, y1);
 }
 
 void cg__generation(const cg_grid *src, cg_grid *dst, int r1, int r2, int self)

@@ -208,14 +208,19 @@ KFN(count_rows)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
  * a time, into plane arrays (hs[P][j] for the word at flat offset j), and
  * each output word adds the planes at offsets -2..+2 strides - no chunk
  * straddles a row's end half empty, as the strip kernel's would on rows of
- * fewer than KL words. The words computed for the frame words between two
- * rows are garbage and are walled again afterwards. Blocks of rows keep the
- * planes in CG__FLAT_WORDS words (in L1); the caller checks that the
- * flat output run of every block holds at least KL words (flat_rows_ok in
- * cells/automaton.c). Same result as count_rows, bit for bit. */
+ * fewer than KL words. The n sums (self=no) are h minus the centre cell,
+ * read from src. The words between two rows come out as garbage; an OR
+ * with the bits each place of a row must have set (frame words all wall,
+ * the tail bits, and with ring the cells x = 0 and x = w-1: pat[k] for
+ * column k mod stride, KL of them from a chunk's first column) walls them,
+ * so nothing is read back after the vector stores. Blocks of rows
+ * keep the planes in CG__FLAT_WORDS words (in L1); the caller checks that
+ * the flat output run of every block holds at least KL words (path_for in
+ * cells/automaton.c). Same result as count_rows followed by the ring or the
+ * tail, bit for bit. */
 static inline __attribute__((always_inline)) KATTR void
 KFN(count_flat)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int ka, int kb,
-                const int self, const int five, const int two_v1)
+                const int self, const int five, const int two_v1, int ring)
 {
     ka = ka < 0 ? 0 : ka > 15 ? 15 : ka;
     kb = kb < 0 ? 0 : kb > 31 ? 31 : kb;
@@ -224,17 +229,23 @@ KFN(count_flat)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
         na[j] = KSPLAT((ka >> j) & 1 ? 0 : ~UINT64_C(0));
     for (int j = 0; j < 5; j++)
         nb[j] = KSPLAT((kb >> j) & 1 ? 0 : ~UINT64_C(0));
-    const int want_n = !self;
     const int second = five || two_v1;
     const size_t reach = five ? 2 : 1;
     const size_t stride = src->stride, nw = src->nw;
-    /* h0 h1, then n0 n1 (self=no), then q0 q1 (five rows). */
-    uint64_t hs[6][CG__FLAT_WORDS];
+    /* h0 h1, then q0 q1 (five rows only). */
+    uint64_t hs[4][CG__FLAT_WORDS], pat[CG__FLAT_NW + 2 + KL];
     /* Output rows per block: their sums span rows - 1 + 2 * reach strides
      * plus one row's words. Blocks of near-equal size (at least half of
      * max_rows when there are several), so none is short. */
     const size_t max_rows = CG__FLAT_WORDS / stride - 2 * reach;
     const size_t total = y1 - y0, nblocks = (total + max_rows - 1) / max_rows;
+    const uint64_t first = ring ? 1 : 0;
+    const uint64_t end = cg__tail_mask(dst) | (ring ? UINT64_C(1) << ((dst->w - 1) & 63) : 0);
+    for (size_t k = 0, col = 0; k < stride + KL; k++) {
+        pat[k] = col >= nw ? ~UINT64_C(0) : (col == 0 ? first : 0) | (col == nw - 1 ? end : 0);
+        col = col + 1 == stride ? 0 : col + 1;
+    }
+    const size_t step = KL % stride;
 
     for (size_t bi = 0; bi < nblocks; bi++) {
         const uint32_t yb = y0 + (uint32_t)(total * bi / nblocks);
@@ -244,22 +255,20 @@ KFN(count_flat)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
         for (size_t j0 = 0; j0 < len; j0 += KL) {
             const size_t j = j0 + KL <= len ? j0 : len - KL;
             KFN(hsum) o;
-            KFN(hsum_chunk)(&o, s, j, want_n, five);
+            KFN(hsum_chunk)(&o, s, j, 0, five);
             KSTORE(&hs[0][j], o.h0);
             KSTORE(&hs[1][j], o.h1);
-            if (want_n) {
-                KSTORE(&hs[2][j], o.n0);
-                KSTORE(&hs[3][j], o.n1);
-            }
             if (five) {
-                KSTORE(&hs[4][j], o.q0);
-                KSTORE(&hs[5][j], o.q1);
+                KSTORE(&hs[2][j], o.q0);
+                KSTORE(&hs[3][j], o.q1);
             }
         }
         uint64_t *out = cg__row(dst, yb);
         const size_t olen = (ye - yb - 1) * stride + nw, base = reach * stride;
-        for (size_t j0 = 0; j0 < olen; j0 += KL) {
-            const size_t j = (j0 + KL <= olen ? j0 : olen - KL) + base;
+        for (size_t j0 = 0, col = 0; j0 < olen; j0 += KL) {
+            const size_t oj = j0 + KL <= olen ? j0 : olen - KL, j = oj + base;
+            if (oj != j0)
+                col = oj % stride; /* the last chunk, moved back */
             /* A, B, C: rows y-1, y, y+1; T, D: y-2, y+2 (five only). */
             const size_t a = j - stride, c = j + stride;
             KV ah0, ah1, ch0, ch1, b0, b1;
@@ -267,8 +276,15 @@ KFN(count_flat)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
             KLOAD(ah1, &hs[1][a]);
             KLOAD(ch0, &hs[0][c]);
             KLOAD(ch1, &hs[1][c]);
-            KLOAD(b0, &hs[self ? 0 : 2][j]);
-            KLOAD(b1, &hs[self ? 1 : 3][j]);
+            KLOAD(b0, &hs[0][j]);
+            KLOAD(b1, &hs[1][j]);
+            if (!self) {
+                /* n = h - centre: one less where the centre is wall. */
+                KV centre;
+                KLOAD(centre, s + j);
+                b1 &= b0 | ~centre;
+                b0 ^= centre;
+            }
             KV s0, s1, s2, s3, k1, k2, k3, t1;
             KFA(s0, k1, ah0, b0, ch0);
             KFA(t1, k2, ah1, b1, ch1);
@@ -286,12 +302,12 @@ KFN(count_flat)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
                 KLOAD(th1, &hs[1][j - 2 * stride]);
                 KLOAD(dh0, &hs[0][j + 2 * stride]);
                 KLOAD(dh1, &hs[1][j + 2 * stride]);
-                KLOAD(aq0, &hs[4][a]);
-                KLOAD(aq1, &hs[5][a]);
-                KLOAD(bq0, &hs[4][j]);
-                KLOAD(bq1, &hs[5][j]);
-                KLOAD(cq0, &hs[4][c]);
-                KLOAD(cq1, &hs[5][c]);
+                KLOAD(aq0, &hs[2][a]);
+                KLOAD(aq1, &hs[3][a]);
+                KLOAD(bq0, &hs[2][j]);
+                KLOAD(bq1, &hs[3][j]);
+                KLOAD(cq0, &hs[2][c]);
+                KLOAD(cq1, &hs[3][c]);
                 KV u0, u1, c1a, c1b, c1c, z0, z1, z2, z3, z4;
                 KV a2, b2, c2, c2a, c2b, c2c, c2d, d4, c4a, c4b;
                 KFA(u0, c1a, th0, dh0, aq0);
@@ -319,24 +335,25 @@ KFN(count_flat)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
                 KGE(g2, s3, nb[3]);
                 wall |= ~g2;
             }
-            KSTORE(out + (j - base), wall);
-        }
-        /* The frame words between the rows were overwritten. */
-        for (uint32_t y = yb; y < ye; y++) {
-            uint64_t *r = cg__row(dst, y);
-            r[-1] = r[nw] = ~UINT64_C(0);
+            KV mask;
+            KLOAD(mask, &pat[col]);
+            wall |= mask;
+            KSTORE(out + oj, wall);
+            col += step;
+            col -= col >= stride ? stride : 0;
         }
     }
 }
 
-/* Rows ya..yb-1 by the flat kernel on narrow grids (vector paths only),
- * else by the strip kernel. */
+/* Rows ya..yb-1 by the flat kernel on narrow grids (vector paths only: the
+ * rows come out with their ring, if ring, and tail bits set), else by the
+ * strip kernel (the caller sets those bits). */
 static inline __attribute__((always_inline)) KATTR void
 KFN(count_any)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int ka, int kb,
-               const int self, const int five, const int two_v1)
+               const int self, const int five, const int two_v1, int ring)
 {
     if (KL > 1 && src->nw < CG__FLAT_NW)
-        KFN(count_flat)(src, dst, y0, y1, ka, kb, self, five, two_v1);
+        KFN(count_flat)(src, dst, y0, y1, ka, kb, self, five, two_v1, ring);
     else
         KFN(count_rows)(src, dst, y0, y1, ka, kb, self, five, two_v1);
 }
@@ -352,14 +369,14 @@ static KATTR void KFN(generation)(const cg_grid *src, cg_grid *dst, int r1, int 
         return;
     if (r2 < 0) {
         if (self)
-            KFN(count_any)(src, dst, y0, y1, r1, 0, 1, 0, 0);
+            KFN(count_any)(src, dst, y0, y1, r1, 0, 1, 0, 0, 1);
         else
-            KFN(count_any)(src, dst, y0, y1, r1, 0, 0, 0, 0);
+            KFN(count_any)(src, dst, y0, y1, r1, 0, 0, 0, 0, 1);
     } else {
         if (self)
-            KFN(count_any)(src, dst, y0, y1, r1, r2 + 1, 1, 1, 0);
+            KFN(count_any)(src, dst, y0, y1, r1, r2 + 1, 1, 1, 0, 1);
         else
-            KFN(count_any)(src, dst, y0, y1, r1, r2 + 1, 0, 1, 0);
+            KFN(count_any)(src, dst, y0, y1, r1, r2 + 1, 0, 1, 0, 1);
     }
 }
 
@@ -367,7 +384,7 @@ static KATTR void KFN(smooth)(const cg_grid *src, cg_grid *dst, int walls, uint3
                               uint32_t yb)
 {
     if (ya < yb)
-        KFN(count_any)(src, dst, ya, yb, walls, 0, 0, 0, 0);
+        KFN(count_any)(src, dst, ya, yb, walls, 0, 0, 0, 0, 0);
 }
 
 static KATTR void KFN(rule)(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t ya,
@@ -376,7 +393,7 @@ static KATTR void KFN(rule)(const cg_grid *src, cg_grid *dst, int lo, int hi, ui
     /* floor iff 9-hi <= walls <= 9-lo: wall iff walls >= 10-lo or
      * !(walls >= 9-hi). */
     if (ya < yb)
-        KFN(count_any)(src, dst, ya, yb, 10 - lo, 9 - hi, 1, 0, 1);
+        KFN(count_any)(src, dst, ya, yb, 10 - lo, 9 - hi, 1, 0, 1, 0);
 }
 
 #undef KCHUNKS

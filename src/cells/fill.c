@@ -84,16 +84,32 @@ static void fill_scalar(cg_grid *g, uint64_t key, uint64_t threshold, const fill
 typedef uint64_t fill_v8 __attribute__((vector_size(64)));
 typedef int64_t fill_v8s __attribute__((vector_size(64)));
 
-/* z = mix64(rowhash + x*K) for x = 64i + 8k + lane (docs/randomness.md). */
-#define FILL_HASH8(z, rowhash, i, k)                                                              \
-    do {                                                                                          \
-        const fill_v8 lane_k_ = {0, GOLDEN, 2 * GOLDEN, 3 * GOLDEN,                               \
-                                 4 * GOLDEN, 5 * GOLDEN, 6 * GOLDEN, 7 * GOLDEN};                 \
-        (z) = lane_k_ + ((rowhash) + ((uint64_t)(i) * 64 + (uint64_t)(k) * 8) * GOLDEN);          \
-        (z) = ((z) ^ ((z) >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);                                 \
-        (z) = ((z) ^ ((z) >> 27)) * UINT64_C(0x94D049BB133111EB);                                 \
-        (z) ^= (z) >> 31;                                                                         \
+/* The first two rounds of mix64 on the lanes of z. */
+#define FILL_MIX2(z)                                                                               \
+    do {                                                                                           \
+        (z) = ((z) ^ ((z) >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);                                  \
+        (z) = ((z) ^ ((z) >> 27)) * UINT64_C(0x94D049BB133111EB);                                  \
     } while (0)
+
+/* The last round of mix64 and the comparison in one. The top 32 bits of
+ * z ^ (z >> 31) are z's top 32 bits with their lowest flipped where bit 63
+ * is set. For a threshold t <= 2^31 a set bit 63 means z's top half is
+ * >= 2^31 >= t, no wall with or without the flip: wall iff z < t * 2^32.
+ * For 2^31 < t < 2^32 a clear bit 63 means a top half < 2^31 < t, a wall
+ * with or without the flip, so bit 32 may be flipped in every lane: wall
+ * iff (z ^ 2^32) < t * 2^32. The caller handles t = 0 and t = 2^32 (no
+ * wall, all wall). */
+static uint64_t flip_of(uint64_t threshold)
+{
+    return threshold > (UINT64_C(1) << 31) ? UINT64_C(1) << 32 : 0;
+}
+
+/* Lanes 0..7 of the first group of a row: rowhash + lane * K; each group
+ * of 8 cells adds 8K (x*K as base + lane*K, the same value mod 2^64). */
+#define FILL_LANES(rowhash)                                                                        \
+    ((fill_v8){0, GOLDEN, 2 * GOLDEN, 3 * GOLDEN, 4 * GOLDEN, 5 * GOLDEN, 6 * GOLDEN,              \
+               7 * GOLDEN} +                                                                       \
+     (rowhash))
 
 /* Groups of 8 cells the last word of a row holds (1..8): the groups past
  * the width are not hashed, their bits are left 0 for the tail walls. */
@@ -102,19 +118,21 @@ static unsigned last_groups(const cg_grid *g)
     return (unsigned)(((g->w - 1) & 63u) / 8u + 1u);
 }
 
-/* Word i of a row, its first kn groups of 8 cells, 8 lanes at a time; the
- * 8 comparisons of a vector go to bits 8k..8k+7 of acc's lanes, then the
- * lanes are OR-ed. Vectors stay local (their ABI depends on the ISA,
+/* The next word of a row, its first kn groups of 8 cells from the lanes
+ * *zx (advanced past them), 8 lanes at a time; the 8 comparisons of a
+ * vector go to bits 8k..8k+7 of acc's lanes, then the lanes are OR-ed.
+ * Vectors stay local or behind pointers (their ABI depends on the ISA,
  * -Wpsabi). */
 static inline __attribute__((always_inline)) uint64_t
-fill_word_v8(size_t i, unsigned kn, uint64_t rowhash, uint64_t threshold)
+fill_word_v8(fill_v8 *zx, unsigned kn, uint64_t threshold, uint64_t flip)
 {
     const fill_v8 bits = {1, 2, 4, 8, 16, 32, 64, 128};
     fill_v8 acc = {0};
     for (unsigned k = 0; k < kn; k++) {
-        fill_v8 z;
-        FILL_HASH8(z, rowhash, i, k);
-        fill_v8s wall = (z >> 32) < threshold; /* all ones where wall */
+        fill_v8 z = *zx;
+        *zx += 8 * GOLDEN;
+        FILL_MIX2(z);
+        fill_v8s wall = (fill_v8s)((z ^ flip) >> 32) < (int64_t)threshold; /* all ones: wall */
         acc |= ((fill_v8)wall & bits) << (8 * k);
     }
     return acc[0] | acc[1] | acc[2] | acc[3] | acc[4] | acc[5] | acc[6] | acc[7];
@@ -125,43 +143,59 @@ __attribute__((target("avx2"))) static void fill_avx2(cg_grid *g, uint64_t key,
                                                        const fill_window *win)
 {
     const unsigned kn = last_groups(g);
+    const uint64_t flip = flip_of(threshold);
     for (uint32_t y = win->y0; y < win->y1; y++) {
         uint64_t *r = cg__row(g, y);
-        uint64_t rowhash = row_hash(key, win, y);
+        fill_v8 zx = FILL_LANES(row_hash(key, win, y));
         for (size_t i = 0; i + 1 < g->nw; i++)
-            r[i] = fill_word_v8(i, 8, rowhash, threshold);
-        r[g->nw - 1] = fill_word_v8(g->nw - 1, kn, rowhash, threshold);
+            r[i] = fill_word_v8(&zx, 8, threshold, flip);
+        r[g->nw - 1] = fill_word_v8(&zx, kn, threshold, flip);
     }
 }
 
 /* AVX-512: vpmullq does the 64-bit products, and a compare writes its 8
- * results straight into a mask register: 8 bits of the word. */
+ * results straight into a mask register: 8 bits of the word. flip is a
+ * constant 0 or 2^32 in each copy (two loops, no XOR in the common one). */
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static inline
     __attribute__((always_inline)) uint64_t
-    fill_word_avx512(size_t i, unsigned kn, uint64_t rowhash, __m512i thr)
+    fill_word_avx512(fill_v8 *zx, unsigned kn, __m512i lim, const uint64_t flip)
 {
     uint64_t word = 0;
     for (unsigned k = 0; k < kn; k++) {
-        fill_v8 z;
-        FILL_HASH8(z, rowhash, i, k);
-        __mmask8 m = _mm512_cmplt_epu64_mask((__m512i)(z >> 32), thr);
+        fill_v8 z = *zx;
+        *zx += 8 * GOLDEN;
+        FILL_MIX2(z);
+        if (flip)
+            z ^= flip;
+        __mmask8 m = _mm512_cmplt_epu64_mask((__m512i)z, lim);
         word |= (uint64_t)m << (8 * k);
     }
     return word;
 }
 
-__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static void
-fill_avx512(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win)
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static inline
+    __attribute__((always_inline)) void
+    fill_rows_avx512(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win,
+                     const uint64_t flip)
 {
-    const __m512i thr = _mm512_set1_epi64((long long)threshold);
+    const __m512i lim = _mm512_set1_epi64((long long)(threshold << 32));
     const unsigned kn = last_groups(g);
     for (uint32_t y = win->y0; y < win->y1; y++) {
         uint64_t *r = cg__row(g, y);
-        uint64_t rowhash = row_hash(key, win, y);
+        fill_v8 zx = FILL_LANES(row_hash(key, win, y));
         for (size_t i = 0; i + 1 < g->nw; i++)
-            r[i] = fill_word_avx512(i, 8, rowhash, thr);
-        r[g->nw - 1] = fill_word_avx512(g->nw - 1, kn, rowhash, thr);
+            r[i] = fill_word_avx512(&zx, 8, lim, flip);
+        r[g->nw - 1] = fill_word_avx512(&zx, kn, lim, flip);
     }
+}
+
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static void
+fill_avx512(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win)
+{
+    if (flip_of(threshold))
+        fill_rows_avx512(g, key, threshold, win, UINT64_C(1) << 32);
+    else
+        fill_rows_avx512(g, key, threshold, win, 0);
 }
 #endif
 
@@ -176,7 +210,15 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
     /* The ring's first and last rows become all wall below: not drawn. */
     uint32_t d0 = ring && y0 == 0 ? 1 : y0, d1 = ring && y1 == g->h ? g->h - 1 : y1;
     const fill_window win = {(uint64_t)ox, (uint64_t)oy, d0, d1 > d0 ? d1 : d0};
-    switch (cg__kernel_path()) {
+    int path = cg__kernel_path();
+    if (threshold == 0 || threshold >= UINT64_C(1) << 32) {
+        /* fill 0 and fill 100: no cell or every cell below the threshold. */
+        for (uint32_t y = win.y0; y < win.y1; y++)
+            for (size_t i = 0; i < g->nw; i++)
+                cg__row(g, y)[i] = threshold ? ~UINT64_C(0) : 0;
+        path = -1;
+    }
+    switch (path) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     case CG__PATH_AVX512VBMI2: /* nothing for VBMI2 to do here */
     case CG__PATH_AVX512:
@@ -186,6 +228,8 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
         fill_avx2(g, key, threshold, &win);
         break;
 #endif
+    case -1: /* drawn above */
+        break;
     default: /* scalar, and the baseline vector path: SSE2 or NEON have no
               * 64-bit multiply, emulating it was slower than scalar code */
         fill_scalar(g, key, threshold, &win);

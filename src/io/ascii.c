@@ -169,9 +169,14 @@ const char cg__cells8[256][8] = CG__TABLE8(CELL_CHAR);
 cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag)
 {
     /* Eight cells at a time through cg__cells8, rows gathered into one
-     * buffer of about 64 KiB per write call. */
+     * buffer of about 64 KiB per write call (or the map's, if smaller: a
+     * batch writes many small maps, each with a buffer of its own). */
     size_t rowlen = (size_t)g->w + 1;
     size_t rows_per_buf = 65536 / rowlen ? 65536 / rowlen : 1;
+    if (rows_per_buf > g->h)
+        rows_per_buf = g->h;
+    /* The groups of 8 cells of the last word that hold cells. */
+    const unsigned last = (unsigned)(((g->w - 1) & 63u) / 8u + 1u);
     /* Room for whole words: a row is formatted in 64-cell units. */
     size_t cap = (rows_per_buf - 1) * rowlen + g->nw * 64 + 1;
     char *buf = cg__malloc(cap);
@@ -183,11 +188,14 @@ cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_dia
     for (uint32_t y = 0; y < g->h; y++) {
         const uint64_t *row = cg__row(g, y);
         char *p = buf + used;
-        for (size_t i = 0; i < g->nw; i++) {
+        for (size_t i = 0; i + 1 < g->nw; i++) {
             uint64_t w = row[i];
             for (unsigned k = 0; k < 8; k++)
                 memcpy(p + i * 64 + k * 8, cg__cells8[(w >> (8 * k)) & 0xff], 8);
         }
+        uint64_t w = row[g->nw - 1];
+        for (unsigned k = 0; k < last; k++)
+            memcpy(p + (g->nw - 1) * 64 + k * 8, cg__cells8[(w >> (8 * k)) & 0xff], 8);
         for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
             p[g->marks[mi].x] = (char)g->marks[mi].sym;
         if (g->reach)
