@@ -8,19 +8,21 @@
  *
  * The hash of a row's cells is cg__cell_hash unrolled: the row part
  * mix64(key ^ y*C) once per row, then mix64(rowhash + x*K) per cell. The
- * AVX2 and AVX-512 paths compute it for 8 cells per instruction (x*K as
+ * AVX-512 path computes it for 8 cells per instruction, AVX2 for 4 (x*K as
  * base + lane*K, the same value mod 2^64, so the same bits as the scalar
  * path, which tests/test_fill.c checks against the documented formula on
- * every path) and pack the 64 comparisons of a word into its bits; AVX-512
- * has the 64-bit multiply (vpmullq) and compares straight into mask bits,
- * AVX2 emulates the multiply. The vector paths hash whole groups of 8
- * cells up to the map's width; the bits past it become the tail walls, and
- * the first and last rows of a ring are not drawn at all (all wall). On
- * the 80x50 maps of a batch that is 480 groups instead of 800. A window of the infinite cave (the
- * chunks of docs/scale.md) hashes world coordinates: the x offset is folded
- * into the row hash, so the kernels are unchanged. The path is
- * chosen as for the automaton (cells/automaton.c); the baseline vector path uses
- * the scalar code, as SSE2 and NEON lack a 64-bit multiply. */
+ * every path), folds mix64's last step into the comparison (flip_of) and
+ * packs the comparisons of a word into its bits; AVX-512 has the 64-bit
+ * multiply (vpmullq) and compares straight into mask bits, AVX2 emulates
+ * the multiply with three 32-bit ones. The vector paths hash whole groups
+ * of 8 cells up to the map's width; the bits past it become the tail
+ * walls, and the first and last rows of a ring are not drawn at all (all
+ * wall): on the 80x50 maps of a batch, 480 groups instead of 800. A window
+ * of the infinite cave (the chunks of docs/scale.md) hashes world
+ * coordinates: the x offset is folded into the row hash, so the kernels are
+ * unchanged. The path is chosen as for the automaton (cells/automaton.c);
+ * the baseline vector path uses the scalar code, as SSE2 and NEON lack a
+ * 64-bit multiply. */
 #include "cells/fill.h"
 #include "core/cpu.h"
 #include "core/grid.h"
@@ -82,7 +84,6 @@ static void fill_scalar(cg_grid *g, uint64_t key, uint64_t threshold, const fill
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 typedef uint64_t fill_v8 __attribute__((vector_size(64)));
-typedef int64_t fill_v8s __attribute__((vector_size(64)));
 
 /* The first two rounds of mix64 on the lanes of z. */
 #define FILL_MIX2(z)                                                                               \
@@ -118,39 +119,70 @@ static unsigned last_groups(const cg_grid *g)
     return (unsigned)(((g->w - 1) & 63u) / 8u + 1u);
 }
 
-/* The next word of a row, its first kn groups of 8 cells from the lanes
- * *zx (advanced past them), 8 lanes at a time; the 8 comparisons of a
- * vector go to bits 8k..8k+7 of acc's lanes, then the lanes are OR-ed.
- * Vectors stay local or behind pointers (their ABI depends on the ISA,
- * -Wpsabi). */
-static inline __attribute__((always_inline)) uint64_t
-fill_word_v8(fill_v8 *zx, unsigned kn, uint64_t threshold, uint64_t flip)
+/* AVX2 has no 64-bit multiply: a * c mod 2^64 from three 32x32-bit ones,
+ * lo(a)lo(c) + (hi(a)lo(c) + lo(a)hi(c)) << 32; ch holds hi(c). */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) __m256i
+mul64_avx2(__m256i a, __m256i c, __m256i ch)
 {
-    const fill_v8 bits = {1, 2, 4, 8, 16, 32, 64, 128};
-    fill_v8 acc = {0};
-    for (unsigned k = 0; k < kn; k++) {
-        fill_v8 z = *zx;
-        *zx += 8 * GOLDEN;
-        FILL_MIX2(z);
-        fill_v8s wall = (fill_v8s)((z ^ flip) >> 32) < (int64_t)threshold; /* all ones: wall */
-        acc |= ((fill_v8)wall & bits) << (8 * k);
-    }
-    return acc[0] | acc[1] | acc[2] | acc[3] | acc[4] | acc[5] | acc[6] | acc[7];
+    __m256i cross =
+        _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), c), _mm256_mul_epu32(a, ch));
+    return _mm256_add_epi64(_mm256_mul_epu32(a, c), _mm256_slli_epi64(cross, 32));
 }
 
-__attribute__((target("avx2"))) static void fill_avx2(cg_grid *g, uint64_t key,
-                                                       uint64_t threshold,
-                                                       const fill_window *win)
+/* Walls among 4 cells whose lanes hold rowhash + x*K, as bits 0..3. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) unsigned
+walls4_avx2(__m256i z, __m256i thr, const uint64_t flip)
 {
+    const __m256i c1 = _mm256_set1_epi64x((long long)UINT64_C(0xBF58476D1CE4E5B9));
+    const __m256i c1h = _mm256_srli_epi64(c1, 32);
+    const __m256i c2 = _mm256_set1_epi64x((long long)UINT64_C(0x94D049BB133111EB));
+    const __m256i c2h = _mm256_srli_epi64(c2, 32);
+    z = mul64_avx2(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), c1, c1h);
+    z = mul64_avx2(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), c2, c2h);
+    if (flip)
+        z = _mm256_xor_si256(z, _mm256_set1_epi64x((long long)flip));
+    /* Top halves < 2^32 compare right as signed 64-bit values. */
+    __m256i wall = _mm256_cmpgt_epi64(thr, _mm256_srli_epi64(z, 32));
+    return (unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(wall));
+}
+
+/* The next word of a row from x0 = rowhash + x*K of its first cell: its
+ * first kn groups of 8 cells, 4 lanes at a time, each comparison a bit. */
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) uint64_t
+fill_word_avx2(uint64_t x0, unsigned kn, __m256i thr, const uint64_t flip)
+{
+    const __m256i lanes =
+        _mm256_set_epi64x((long long)(3 * GOLDEN), (long long)(2 * GOLDEN), (long long)GOLDEN, 0);
+    uint64_t word = 0;
+    for (unsigned k = 0; k < 2 * kn; k++) {
+        __m256i z = _mm256_add_epi64(lanes, _mm256_set1_epi64x((long long)(x0 + k * 4 * GOLDEN)));
+        word |= (uint64_t)walls4_avx2(z, thr, flip) << (4 * k);
+    }
+    return word;
+}
+
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
+fill_rows_avx2(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win,
+               const uint64_t flip)
+{
+    const __m256i thr = _mm256_set1_epi64x((long long)threshold);
     const unsigned kn = last_groups(g);
-    const uint64_t flip = flip_of(threshold);
     for (uint32_t y = win->y0; y < win->y1; y++) {
         uint64_t *r = cg__row(g, y);
-        fill_v8 zx = FILL_LANES(row_hash(key, win, y));
-        for (size_t i = 0; i + 1 < g->nw; i++)
-            r[i] = fill_word_v8(&zx, 8, threshold, flip);
-        r[g->nw - 1] = fill_word_v8(&zx, kn, threshold, flip);
+        uint64_t x0 = row_hash(key, win, y);
+        for (size_t i = 0; i + 1 < g->nw; i++, x0 += 64 * GOLDEN)
+            r[i] = fill_word_avx2(x0, 8, thr, flip);
+        r[g->nw - 1] = fill_word_avx2(x0, kn, thr, flip);
     }
+}
+
+__attribute__((target("avx2"))) static void fill_avx2(cg_grid *g, uint64_t key, uint64_t threshold,
+                                                      const fill_window *win)
+{
+    if (flip_of(threshold))
+        fill_rows_avx2(g, key, threshold, win, UINT64_C(1) << 32);
+    else
+        fill_rows_avx2(g, key, threshold, win, 0);
 }
 
 /* AVX-512: vpmullq does the 64-bit products, and a compare writes its 8

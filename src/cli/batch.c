@@ -14,8 +14,9 @@
  * Small maps run side by side, one per thread, with no per-map threading.
  * A single map, or maps of HUGE_CELLS cells or more, run one at a time with
  * the threads splitting each map's passes into stripes of rows (the
- * library's cg_run_options.parallel); to stdout such a map is encoded straight
- * into the stream instead of a buffer.
+ * library's cg_run_options.parallel); to stdout such a map, and every map
+ * of a batch with one thread, is encoded straight into the stream instead
+ * of a buffer.
  *
  * Interruption: the main thread alone creates, renames and removes the
  * temporary files, with the signals blocked meanwhile (output.c), and the
@@ -533,7 +534,9 @@ static size_t round_size(const struct batch *b)
     const struct cli_run *run = b->run;
     uint64_t count = b->opt->count ? b->opt->count : 1;
     uint64_t n;
-    if (split_maps(run))
+    /* One thread and one stream: each map is encoded straight into
+     * stdout's buffer as it is made, in order, with nothing to hold back. */
+    if (split_maps(run) || (b->stream && one_at_a_time(run)))
         return 1;
     if (!b->stream) {
         /* Files: a folder is synced once a round. */
