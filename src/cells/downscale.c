@@ -53,9 +53,18 @@ static inline uint64_t row_hash(uint64_t key, uint32_t y)
     return cg__mix64(key ^ ((uint64_t)y * UINT64_C(0xD1B54A32D192ED03)));
 }
 
+/* splitmix64's finaliser, as cg__mix64 (core/rng.c), here so it inlines:
+ * K = 2 draws it for every mixed block, a thousand or more a level. */
+static inline uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
 static inline uint64_t cell_draw(uint64_t rowhash, uint64_t x)
 {
-    return cg__mix64(rowhash + x * UINT64_C(0x9E3779B97F4A7C15)) >> 32;
+    return mix(rowhash + x * UINT64_C(0x9E3779B97F4A7C15)) >> 32;
 }
 
 /* The even bits of v (cells 2j) packed into bits j of the low half. */
@@ -93,8 +102,10 @@ static void downscale2(const cg_grid *src, cg_grid *dst, uint64_t key)
                 mixed &= mixed - 1;
                 uint64_t ra = c < 32 ? a0 : a1, rb = c < 32 ? b0 : b1;
                 unsigned sh = 2 * (c & 31);
-                uint64_t walls =
-                    (uint64_t)__builtin_popcountll((ra >> sh & 3) | (rb >> sh & 3) << 2);
+                /* The walls of the 2x2 block: a popcount of 4 bits, from
+                 * a table of 16 nibbles (no popcnt instruction needed). */
+                uint64_t p = (ra >> sh & 3) | (rb >> sh & 3) << 2;
+                uint64_t walls = UINT64_C(0x4332322132212110) >> (4 * p) & 15;
                 uint64_t x = (uint64_t)i * 64 + c;
                 wall |= (uint64_t)(cell_draw(rh, x) * 4 < walls << 32) << c;
             }
