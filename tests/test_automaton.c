@@ -503,10 +503,10 @@ static void passes_read_only_the_previous_generation(void **state)
 /* ------------------------------------------------------------ code paths */
 
 /* The library has several code paths for these rules (src/cells/automaton.c:
- * scalar, vector extensions, AVX2, AVX-512); the vector ones only run on
- * maps of 8 words (449 cells) or more, so the tests above, whose maps are
- * narrower, see only the scalar one. These force each path this machine can
- * run in turn, on maps wide enough for it, and demand the oracle's result. */
+ * scalar, vector extensions, AVX2, AVX-512); the tests above see only the
+ * one this machine takes by default. These force each path this machine can
+ * run in turn, on wide maps (the strip kernel) and narrow ones (the flat
+ * kernel), and demand the oracle's result. */
 
 static int path_teardown(void **state)
 {
@@ -515,9 +515,7 @@ static int path_teardown(void **state)
     return 0;
 }
 
-/* Calls fn once per available path from `first` on, with that path forced.
- * (The scalar path is also what every map narrower than 449 cells takes,
- * so the tests above cover it for every parameter already.) */
+/* Calls fn once per available path from `first` on, with that path forced. */
 static void for_each_path(void (*fn)(int path, uint64_t *rng), uint64_t seed, int first)
 {
     int ran = 0;
@@ -559,7 +557,7 @@ static void every_generation_parameter_on_path(int path, uint64_t *rng)
 static void every_path_matches_oracle_for_every_r1_r2_on_wide_maps(void **state)
 {
     (void)state;
-    for_each_path(every_generation_parameter_on_path, 10000, CG__PATH_VECTOR);
+    for_each_path(every_generation_parameter_on_path, 10000, CG__PATH_SCALAR);
 }
 
 static void every_smooth_and_rule_parameter_on_path(int path, uint64_t *rng)
@@ -576,7 +574,7 @@ static void every_smooth_and_rule_parameter_on_path(int path, uint64_t *rng)
 static void every_path_matches_oracle_for_every_smooth_and_rule_on_wide_maps(void **state)
 {
     (void)state;
-    for_each_path(every_smooth_and_rule_parameter_on_path, 11000, CG__PATH_VECTOR);
+    for_each_path(every_smooth_and_rule_parameter_on_path, 11000, CG__PATH_SCALAR);
 }
 
 /* Maps wider than one strip of 64 words (4096 cells), whose second strip is
@@ -607,6 +605,50 @@ static void every_path_matches_oracle_across_strips_and_on_short_maps(void **sta
     for_each_path(strips_and_short_maps_on_path, 12000, CG__PATH_SCALAR);
 }
 
+/* Maps narrower than 16 words a row take the flat kernel on the vector
+ * paths (the rows of a block as one run of words, cells/automaton_kernel.h):
+ * widths on either side of word boundaries, from 1 to 1023 cells, and
+ * heights from one row (too short for a vector: the scalar path) to several
+ * blocks of rows (the planes hold 512 words). */
+static void narrow_maps_on_path(int path, uint64_t *rng)
+{
+    (void)path;
+    static const params plist[] = {
+        {GENERATION, 2, 5, -1, 1},
+        {GENERATION, 1, 5, 0, 1},
+        {GENERATION, 1, 5, 2, 0},
+        {GENERATION, 1, 4, -1, 0},
+        {GENERATION, 1, 9, 21, 1},
+        {SMOOTH, 2, 5, 0, 0},
+        {SMOOTH, 1, 3, 0, 0},
+        {RULE, 2, 5, 8, 0},
+        {RULE, 1, 5, 9, 0},
+        /* Rules under which a block of walls turns to floor: the words
+         * between rows must be walled again after every pass. */
+        {RULE, 2, 0, 0, 0},
+        {SMOOTH, 2, 9, 0, 0},
+        {RULE, 3, 0, 4, 0},
+    };
+    static const int widths[] = {1,   2,   7,   63,  64,  65,  80,  127, 128, 129,
+                                 131, 160, 255, 257, 384, 448, 449, 960, 1023};
+    static const int heights[] = {1, 2, 3, 4, 5, 8, 50, 131, 300};
+    const size_t nh = sizeof heights / sizeof heights[0];
+    for (size_t k = 0; k < sizeof plist / sizeof plist[0]; k++) {
+        cg_pipeline *pipe = parse_params(&plist[k]);
+        for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+            check_random(pipe, &plist[k], widths[i], heights[(i + k) % nh], rng);
+            check_random(pipe, &plist[k], widths[i], heights[(i + k + 4) % nh], rng);
+        }
+        cg_pipeline_free(pipe);
+    }
+}
+
+static void every_path_matches_oracle_on_narrow_maps(void **state)
+{
+    (void)state;
+    for_each_path(narrow_maps_on_path, 14000, CG__PATH_SCALAR);
+}
+
 static void patterns_on_path(int path, uint64_t *rng)
 {
     (void)path;
@@ -615,7 +657,8 @@ static void patterns_on_path(int path, uint64_t *rng)
         {GENERATION, 1, 5, 0, 1}, {GENERATION, 1, 5, 2, 0}, {GENERATION, 1, 9, 21, 1},
         {SMOOTH, 1, 5, 0, 0},     {RULE, 1, 5, 9, 0},
     };
-    static const int sizes[][2] = {{449, 6}, {577, 5}, {640, 4}};
+    static const int sizes[][2] = {{449, 6}, {577, 5}, {640, 4}, {80, 50},
+                                   {65, 9},  {131, 7}, {1, 20},  {200, 3}};
     for (size_t k = 0; k < sizeof plist / sizeof plist[0]; k++) {
         cg_pipeline *pipe = parse_params(&plist[k]);
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
@@ -674,6 +717,7 @@ int main(void)
                                   path_teardown),
         cmocka_unit_test_teardown(every_path_matches_oracle_across_strips_and_on_short_maps,
                                   path_teardown),
+        cmocka_unit_test_teardown(every_path_matches_oracle_on_narrow_maps, path_teardown),
         cmocka_unit_test_teardown(every_path_matches_oracle_on_patterns, path_teardown),
         cmocka_unit_test_teardown(kernel_path_hook_refuses_unknown_paths, path_teardown),
     };

@@ -146,6 +146,43 @@ static void the_stream_holds_every_map_a_blank_line_apart(void **state)
     tu_result_free(&r2);
 }
 
+/* One thread writes each map of a stream straight into stdout as it is
+ * made, several threads buffer a round and write it in order: the same
+ * bytes and --stats lines either way, and map i is the map of a run of its
+ * own with seed + i, in text and in JSON, markers included. */
+static void a_stream_on_one_thread_equals_the_maps_run_one_at_a_time(void **state)
+{
+    (void)state;
+    static const char *const formats[] = {"ascii", "json"};
+    for (size_t f = 0; f < 2; f++) {
+        tu_result one =
+            RUN("-p", "level", "-s", "11", "-n", "25", "-j", "1", "-f", formats[f], "--stats");
+        tu_result two =
+            RUN("-p", "level", "-s", "11", "-n", "25", "-j", "2", "-f", formats[f], "--stats");
+        assert_ok(&one);
+        assert_ok(&two);
+        assert_int_equal(one.outlen, two.outlen);
+        assert_memory_equal(one.out, two.out, one.outlen);
+        assert_string_equal(one.err, two.err);
+        const char *p = one.out;
+        for (int i = 0; i < 25; i++) {
+            char seed[16];
+            snprintf(seed, sizeof seed, "%d", 11 + i);
+            tu_result r = RUN("-p", "level", "-s", seed, "-f", formats[f]);
+            assert_ok(&r);
+            assert_true((size_t)(one.out + one.outlen - p) >= r.outlen);
+            assert_memory_equal(p, r.out, r.outlen);
+            p += r.outlen;
+            if (i < 24)
+                assert_int_equal(*p++, '\n');
+            tu_result_free(&r);
+        }
+        assert_ptr_equal(p, one.out + one.outlen);
+        tu_result_free(&one);
+        tu_result_free(&two);
+    }
+}
+
 /* Without --seed: one seed drawn and reported, map i with drawn + i. */
 static void a_drawn_seed_is_reported_once_and_numbers_the_maps(void **state)
 {
@@ -677,6 +714,7 @@ int main(void)
         cmocka_unit_test(map_i_of_a_batch_is_the_map_of_seed_plus_i),
         cmocka_unit_test(seeds_wrap_around),
         cmocka_unit_test(the_stream_holds_every_map_a_blank_line_apart),
+        cmocka_unit_test(a_stream_on_one_thread_equals_the_maps_run_one_at_a_time),
         cmocka_unit_test(a_drawn_seed_is_reported_once_and_numbers_the_maps),
         cmocka_unit_test(keep_going_skips_the_maps_that_fail),
         cmocka_unit_test(stats_come_one_line_per_map_in_order),

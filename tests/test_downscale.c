@@ -10,6 +10,8 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+/* The test-only hook that forces a kernel code path (cg__set_kernel_path). */
+#include "core/cpu.h"
 
 /* ---- the construction of docs/randomness.md, written out plainly */
 
@@ -98,6 +100,45 @@ static void downscale_matches_the_documented_formula(void **state)
             cg_grid_free(out);
         }
     }
+}
+
+/* downscale 2 has a word-at-a-time path (mixed blocks hashed one by one)
+ * and, on the AVX-512 paths, one that hashes every cell of a word and
+ * decides by the hash's top two bits: each path the machine can run
+ * against the documented formula, on the level preset's 160x100 and on
+ * odd sizes, all densities, all wall and all floor. */
+static void every_path_downscales_by_2_as_the_formula(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{160, 100}, {1, 1},   {3, 5},   {127, 9}, {128, 8},
+                                   {129, 7},   {257, 3}, {64, 64}, {2, 130}};
+    for (int path = 0; path < CG__PATH_COUNT; path++) {
+        if (!cg__kernel_path_available(path))
+            continue;
+        assert_int_equal(cg__set_kernel_path(path), 0);
+        uint64_t rng = 17 + (uint64_t)path;
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            int w = sizes[i][0], h = sizes[i][1];
+            for (int d = 0; d < 4; d++) {
+                uint8_t *cells = tu_alloc_cells(w, h);
+                tu_random_cells(cells, w, h, d == 0 ? -1.0 : d == 1 ? 2.0 : tu_unit(&rng), &rng);
+                cg_grid *in = tu_grid_from_cells(cells, w, h);
+                uint64_t seed = tu_next(&rng);
+                cg_grid *out = downscale_input(in, 2, seed);
+                int ow, oh;
+                uint8_t *want = ref_downscale(cells, w, h, 2, seed, 0, &ow, &oh);
+                char what[96];
+                snprintf(what, sizeof what, "path %s, downscale 2 of %dx%d",
+                         cg__kernel_path_name(path), w, h);
+                tu_assert_grid_equals(out, want, ow, oh, what);
+                free(want);
+                free(cells);
+                cg_grid_free(in);
+                cg_grid_free(out);
+            }
+        }
+    }
+    cg__set_kernel_path(CG__PATH_AUTO);
 }
 
 static void second_downscale_uses_its_own_ordinal(void **state)
@@ -409,6 +450,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(downscale_matches_the_documented_formula),
+        cmocka_unit_test(every_path_downscales_by_2_as_the_formula),
         cmocka_unit_test(second_downscale_uses_its_own_ordinal),
         cmocka_unit_test(output_has_the_requested_size),
         cmocka_unit_test(steps_before_a_downscale_run_at_k_times_the_size),

@@ -357,13 +357,17 @@ static uint64_t doc_mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-static int doc_fill_wall(uint64_t seed, uint32_t ordinal, uint64_t ppb, uint64_t x, uint64_t y)
+static uint64_t doc_fill_hash(uint64_t seed, uint32_t ordinal, uint64_t x, uint64_t y)
 {
     uint64_t k = doc_mix64(seed + UINT64_C(0x9E3779B97F4A7C15));
     uint64_t key = doc_mix64(k ^ ((UINT64_C(1) << 32) | ordinal));
     uint64_t row = doc_mix64(key ^ (y * UINT64_C(0xD1B54A32D192ED03)));
-    uint64_t hash = doc_mix64(row + x * UINT64_C(0x9E3779B97F4A7C15));
-    return (hash >> 32) < (ppb << 32) / 1000000000u;
+    return doc_mix64(row + x * UINT64_C(0x9E3779B97F4A7C15));
+}
+
+static int doc_fill_wall(uint64_t seed, uint32_t ordinal, uint64_t ppb, uint64_t x, uint64_t y)
+{
+    return (doc_fill_hash(seed, ordinal, x, y) >> 32) < (ppb << 32) / 1000000000u;
 }
 
 /* Every path the machine can run (src/cells/automaton.c: scalar, vector, AVX2,
@@ -376,10 +380,20 @@ static void every_path_fills_the_documented_cells(void **state)
         const char *text;
         uint64_t ppb;
     } fills[] = {
-        {"fill 0", 0},          {"fill 0.5", 5000000},   {"fill 45", 450000000},
-        {"fill 45.5", 455000000}, {"fill 99.9999999", 999999999}, {"fill 100", 1000000000},
+        {"fill 0", 0},
+        {"fill 0.5", 5000000},
+        {"fill 45", 450000000},
+        {"fill 45.5", 455000000},
+        {"fill 99.9999999", 999999999},
+        {"fill 100", 1000000000},
+        /* Thresholds either side of 2^31, where the vector paths change how
+         * they fold the hash's last step into the comparison. */
+        {"fill 50", 500000000},
+        {"fill 50.0000001", 500000001},
+        {"fill 75", 750000000},
     };
-    static const uint32_t sizes[][2] = {{1, 1}, {3, 2}, {63, 5}, {64, 3}, {65, 4},
+    static const uint32_t sizes[][2] = {{1, 1},   {3, 2},   {63, 5},   {64, 3},
+                                        {65, 4},  {80, 50}, {131, 7},  {200, 3},
                                         {449, 3}, {513, 4}, {1000, 3}, {4161, 2}};
     int paths = 0;
     for (int path = 0; path < CG__PATH_COUNT; path++) {
@@ -419,6 +433,56 @@ static void every_path_fills_the_documented_cells(void **state)
     cg__set_kernel_path(CG__PATH_AUTO);
 }
 
+/* The vector paths fold mix64's last step, z ^ (z >> 31), into the
+ * comparison (cells/fill.c): the top half of the hash is z's top half with
+ * its lowest bit flipped where bit 63 is set, which only matters when z's
+ * top half sits right at the threshold - a chance of 2^-31 a cell, which
+ * random maps never meet. So pick the threshold from a cell's hash: the one
+ * value where a flip decides (the hash's top half + 1 if even, itself if
+ * odd), when a fill in parts per billion has it; cells with bit 63 set and
+ * clear, so thresholds above and below 2^31. Every path must draw exactly
+ * the documented cells of that map. */
+static void every_path_draws_cells_whose_hash_sits_at_the_threshold(void **state)
+{
+    (void)state;
+    const uint32_t w = 200, h = 40;
+    int found[2] = {0, 0}; /* cells with bit 63 clear, set */
+    for (uint32_t y = 1; y < h - 1 && found[0] + found[1] < 8; y++) {
+        for (uint32_t x = 1; x < w - 1 && found[0] + found[1] < 8; x++) {
+            uint64_t seed = 77, ppb;
+            uint64_t top = doc_fill_hash(seed, 0, x, y) >> 32;
+            uint64_t target = top & 1 ? top : top + 1;
+            ppb = (target * 1000000000u + (UINT64_C(1) << 32) - 1) >> 32;
+            if (found[top >> 31] == 4 || ppb > 1000000000u || (ppb << 32) / 1000000000u != target)
+                continue;
+            found[top >> 31]++;
+            char text[64];
+            snprintf(text, sizeof text, "fill %llu.%07llu", (unsigned long long)(ppb / 10000000),
+                     (unsigned long long)(ppb % 10000000));
+            for (int path = 0; path < CG__PATH_COUNT; path++) {
+                if (!cg__kernel_path_available(path))
+                    continue;
+                assert_int_equal(cg__set_kernel_path(path), 0);
+                cg_grid *g = fill(text, seed, w, h);
+                int want = doc_fill_wall(seed, 0, ppb, x, y);
+                assert_int_equal(want, (top & 1) == 0); /* the case the flip decides */
+                if ((cg_grid_get(g, x, y) == CG_WALL) != want)
+                    fail_msg("path %s, \"%s\": cell (%u,%u) is %s", cg__kernel_path_name(path),
+                             text, x, y, want ? "floor, want wall" : "wall, want floor");
+                for (uint32_t yy = 0; yy < h; yy++)
+                    for (uint32_t xx = 0; xx < w; xx++)
+                        assert_int_equal(cg_grid_get(g, xx, yy) == CG_WALL,
+                                         on_ring(xx, yy, w, h) ||
+                                             doc_fill_wall(seed, 0, ppb, xx, yy));
+                cg_grid_free(g);
+            }
+        }
+    }
+    cg__set_kernel_path(CG__PATH_AUTO);
+    assert_int_equal(found[0], 4);
+    assert_int_equal(found[1], 4);
+}
+
 static int path_teardown(void **state)
 {
     (void)state;
@@ -443,6 +507,8 @@ int main(void)
         cmocka_unit_test(fill_cells_do_not_repeat_across_words_or_rows),
         cmocka_unit_test(fill_ignores_the_input_cells),
         cmocka_unit_test(each_fill_step_draws_its_own_cells),
+        cmocka_unit_test_teardown(every_path_draws_cells_whose_hash_sits_at_the_threshold,
+                                  path_teardown),
         cmocka_unit_test_teardown(every_path_fills_the_documented_cells, path_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

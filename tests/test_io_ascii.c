@@ -8,6 +8,8 @@
 #include <cmocka.h>
 
 #include "testutil.h"
+/* The test-only hook that forces a kernel code path (cg__set_kernel_path). */
+#include "core/cpu.h"
 
 static cg_grid *read_ok(const char *text, size_t len)
 {
@@ -194,6 +196,46 @@ static void random_maps_survive_write_then_read(void **state)
     }
 }
 
+/* The writer makes a row's characters 8 cells at a time from a table, or
+ * on the AVX-512 paths 64 at a time from a byte mask: every path the
+ * machine can run writes the scalar path's text, on maps narrower and
+ * wider than a word, with markers, all wall and all floor. */
+static void every_path_writes_the_same_text(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1, 1},   {7, 3},   {63, 4},  {64, 5},  {65, 6},
+                                   {80, 50}, {131, 7}, {200, 3}, {1000, 2}};
+    uint64_t rng = 91;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        int w = sizes[s][0], h = sizes[s][1];
+        for (int fill = 0; fill < 3; fill++) {
+            uint8_t *cells = tu_alloc_cells(w, h);
+            tu_random_cells(cells, w, h, fill == 0 ? 0.5 : fill == 1 ? 1.0 : -1.0, &rng);
+            cg_grid *g = tu_grid_from_cells(cells, w, h);
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++)
+                    if (!cells[(size_t)y * (size_t)w + (size_t)x] && tu_unit(&rng) < 0.1)
+                        assert_int_equal(
+                            cg_grid_set_marker(g, x, y, (cg_marker)tu_range(&rng, 1, 4)), CG_OK);
+            assert_int_equal(cg__set_kernel_path(CG__PATH_SCALAR), 0);
+            char *want = tu_ascii(g);
+            for (int path = 0; path < CG__PATH_COUNT; path++) {
+                if (!cg__kernel_path_available(path))
+                    continue;
+                assert_int_equal(cg__set_kernel_path(path), 0);
+                char *got = tu_ascii(g);
+                if (strcmp(got, want) != 0)
+                    fail_msg("path %s, %dx%d: the text differs", cg__kernel_path_name(path), w, h);
+                free(got);
+            }
+            cg__set_kernel_path(CG__PATH_AUTO);
+            free(want);
+            cg_grid_free(g);
+            free(cells);
+        }
+    }
+}
+
 static void reader_reads_only_len_bytes(void **state)
 {
     (void)state;
@@ -325,6 +367,7 @@ int main(void)
         cmocka_unit_test(writer_handles_degenerate_sizes),
         cmocka_unit_test(round_trip_gives_the_canonical_text),
         cmocka_unit_test(random_maps_survive_write_then_read),
+        cmocka_unit_test(every_path_writes_the_same_text),
         cmocka_unit_test(reader_reads_only_len_bytes),
         cmocka_unit_test(reader_reports_unknown_character_position),
         cmocka_unit_test(reader_reports_ragged_row_position),

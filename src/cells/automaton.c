@@ -33,6 +33,11 @@
 /* Words per strip: the ring of horizontal sums (5 rows x 6 planes) then
  * takes 15 KiB, in L1 on any current core. A multiple of 8. */
 #define CG__STRIP 64
+/* Narrower grids than this (in words a row) take the flat kernel on the
+ * vector paths, their plane arrays CG__FLAT_WORDS words each (6 planes:
+ * 24 KiB, in L1). */
+#define CG__FLAT_NW 16
+#define CG__FLAT_WORDS 512
 
 /* ------------------------------------------------------------ scalar path */
 
@@ -111,28 +116,47 @@ typedef uint64_t cg__v8 __attribute__((vector_size(64)));
 #undef KSPLAT
 #endif
 
-/* The vector paths work in chunks of 8 words; narrower maps (under 449
- * cells wide) take the scalar path whatever was chosen. */
-static int path_for(const cg_grid *g)
+/* The vector paths work in chunks of 8 words: along a row (the strip
+ * kernel), or on a narrow grid along the flat run of rows y0..y1-1 (the
+ * flat kernel), which must hold 8 words. Otherwise (a map under 449 cells
+ * wide that is also tiny, or a stripe of one short row) the scalar path
+ * runs, whatever was chosen. */
+static int path_for(const cg_grid *g, uint32_t y0, uint32_t y1)
 {
-    return g->nw >= 8 ? cg__kernel_path() : CG__PATH_SCALAR;
+    if (g->nw >= CG__FLAT_NW)
+        return cg__kernel_path();
+    if (y0 >= y1 || (uint64_t)(y1 - y0 - 1) * g->stride + g->nw < 8)
+        return CG__PATH_SCALAR;
+    return cg__kernel_path();
+}
+
+/* Nonzero when path runs g by the flat kernel, which sets the ring and tail
+ * bits of the rows it computes itself (cells/automaton_kernel.h). */
+static int flat_kernel(const cg_grid *g, int path)
+{
+    return path != CG__PATH_SCALAR && g->nw < CG__FLAT_NW;
 }
 
 /* ------------------------------------------------------------ entry points */
 
 /* Walls the outer ring's cells of rows y0..y1-1 (cg__grid_wall_ring, for a
- * stripe of rows) and the tail bits past the width. */
-static void wall_ring_rows(cg_grid *g, uint32_t y0, uint32_t y1)
+ * stripe of rows) and the tail bits past the width; only the first and last
+ * rows after the flat kernel (flat), which set the rest. */
+static void wall_ring_rows(cg_grid *g, uint32_t y0, uint32_t y1, int flat)
 {
-    uint64_t last = UINT64_C(1) << ((g->w - 1) & 63), tail = cg__tail_mask(g);
+    const uint64_t end = UINT64_C(1) << ((g->w - 1) & 63) | cg__tail_mask(g);
+    const uint32_t h = g->h;
+    const size_t nw = g->nw;
     for (uint32_t y = y0; y < y1; y++) {
         uint64_t *r = cg__row(g, y);
-        if (y == 0 || y == g->h - 1) {
-            for (size_t i = 0; i < g->nw; i++)
+        if (y == 0 || y == h - 1) {
+            for (size_t i = 0; i < nw; i++)
                 r[i] = ~UINT64_C(0);
-        } else {
+        } else if (!flat) {
             r[0] |= 1;
-            r[g->nw - 1] |= last | tail;
+            r[nw - 1] |= end;
+        } else if (y + 1 < h - 1) {
+            y = h - 2; /* on to the last row */
         }
     }
 }
@@ -156,7 +180,10 @@ void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int s
         y1 = src->h;
     if (y0 >= y1)
         return;
-    switch (path_for(src)) {
+    /* The kernels compute the rows inside the outer ring only. */
+    uint32_t ia = y0 < 1 ? 1 : y0, ib = y1 < src->h - 1 ? y1 : src->h - 1;
+    const int path = path_for(src, ia, ib > ia ? ib : ia);
+    switch (path) {
 #if defined(CG__HAVE_X86)
     case CG__PATH_AVX512VBMI2:
         generation_avx512vbmi2(src, dst, r1, r2, self, y0, y1);
@@ -177,7 +204,7 @@ void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int s
         generation_scalar(src, dst, r1, r2, self, y0, y1);
         break;
     }
-    wall_ring_rows(dst, y0, y1);
+    wall_ring_rows(dst, y0, y1, flat_kernel(src, path));
 }
 
 void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, uint32_t y1)
@@ -188,7 +215,8 @@ void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, u
         y1 = src->h;
     if (y0 >= y1)
         return;
-    switch (path_for(src)) {
+    const int path = path_for(src, y0, y1);
+    switch (path) {
 #if defined(CG__HAVE_X86)
     case CG__PATH_AVX512VBMI2:
         smooth_avx512vbmi2(src, dst, walls, y0, y1);
@@ -209,7 +237,8 @@ void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, u
         smooth_scalar(src, dst, walls, y0, y1);
         break;
     }
-    cg__fix_tail_rows(dst, y0, y1);
+    if (!flat_kernel(src, path))
+        cg__fix_tail_rows(dst, y0, y1);
 }
 
 void cg__rule_rows(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t y0, uint32_t y1)
@@ -220,7 +249,8 @@ void cg__rule_rows(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t y0
         y1 = src->h;
     if (y0 >= y1)
         return;
-    switch (path_for(src)) {
+    const int path = path_for(src, y0, y1);
+    switch (path) {
 #if defined(CG__HAVE_X86)
     case CG__PATH_AVX512VBMI2:
         rule_avx512vbmi2(src, dst, lo, hi, y0, y1);
@@ -241,7 +271,8 @@ void cg__rule_rows(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t y0
         rule_scalar(src, dst, lo, hi, y0, y1);
         break;
     }
-    cg__fix_tail_rows(dst, y0, y1);
+    if (!flat_kernel(src, path))
+        cg__fix_tail_rows(dst, y0, y1);
 }
 
 void cg__generation(const cg_grid *src, cg_grid *dst, int r1, int r2, int self)

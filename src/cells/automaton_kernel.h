@@ -199,6 +199,165 @@ KFN(count_rows)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
     }
 }
 
+/* Narrow grids (fewer than CG__FLAT_NW words a row; the 80x50 maps of a
+ * batch are 2): rows y0..y1-1 of dst treated as one flat run of words.
+ * A row's frame words are walls, so the horizontal sums of a cell word
+ * computed along the flat run of memory (word - 1, word + 1) are exactly
+ * those of its row, and the rows above and below are the words one and two
+ * strides away. So the sums of a block of rows are formed once, KL words at
+ * a time, into plane arrays (hs[P][j] for the word at flat offset j), and
+ * each output word adds the planes at offsets -2..+2 strides - no chunk
+ * straddles a row's end half empty, as the strip kernel's would on rows of
+ * fewer than KL words. The n sums (self=no) are h minus the centre cell,
+ * read from src. The words between two rows come out as garbage; an OR
+ * with the bits each place of a row must have set (frame words all wall,
+ * the tail bits, and with ring the cells x = 0 and x = w-1: pat[k] for
+ * column k mod stride, KL of them from a chunk's first column) walls them,
+ * so nothing is read back after the vector stores. Blocks of rows
+ * keep the planes in CG__FLAT_WORDS words (in L1); the caller checks that
+ * the flat output run of every block holds at least KL words (path_for in
+ * cells/automaton.c). Same result as count_rows followed by the ring or the
+ * tail, bit for bit. */
+static inline __attribute__((always_inline)) KATTR void
+KFN(count_flat)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int ka, int kb,
+                const int self, const int five, const int two_v1, int ring)
+{
+    ka = ka < 0 ? 0 : ka > 15 ? 15 : ka;
+    kb = kb < 0 ? 0 : kb > 31 ? 31 : kb;
+    KV na[4], nb[5];
+    for (int j = 0; j < 4; j++)
+        na[j] = KSPLAT((ka >> j) & 1 ? 0 : ~UINT64_C(0));
+    for (int j = 0; j < 5; j++)
+        nb[j] = KSPLAT((kb >> j) & 1 ? 0 : ~UINT64_C(0));
+    const int second = five || two_v1;
+    const size_t reach = five ? 2 : 1;
+    const size_t stride = src->stride, nw = src->nw;
+    /* h0 h1, then q0 q1 (five rows only). */
+    uint64_t hs[4][CG__FLAT_WORDS], pat[CG__FLAT_NW + 2 + KL];
+    /* Output rows per block: their sums span rows - 1 + 2 * reach strides
+     * plus one row's words. Blocks of near-equal size (at least half of
+     * max_rows when there are several), so none is short. */
+    const size_t max_rows = CG__FLAT_WORDS / stride - 2 * reach;
+    const size_t total = y1 - y0, nblocks = (total + max_rows - 1) / max_rows;
+    const uint64_t first = ring ? 1 : 0;
+    const uint64_t end = cg__tail_mask(dst) | (ring ? UINT64_C(1) << ((dst->w - 1) & 63) : 0);
+    for (size_t k = 0, col = 0; k < stride + KL; k++) {
+        pat[k] = col >= nw ? ~UINT64_C(0) : (col == 0 ? first : 0) | (col == nw - 1 ? end : 0);
+        col = col + 1 == stride ? 0 : col + 1;
+    }
+    const size_t step = KL % stride;
+
+    for (size_t bi = 0; bi < nblocks; bi++) {
+        const uint32_t yb = y0 + (uint32_t)(total * bi / nblocks);
+        const uint32_t ye = y0 + (uint32_t)(total * (bi + 1) / nblocks);
+        const uint64_t *s = cg__row(src, (int64_t)yb - (int64_t)reach);
+        const size_t len = (ye - yb + 2 * reach - 1) * stride + nw;
+        for (size_t j0 = 0; j0 < len; j0 += KL) {
+            const size_t j = j0 + KL <= len ? j0 : len - KL;
+            KFN(hsum) o;
+            KFN(hsum_chunk)(&o, s, j, 0, five);
+            KSTORE(&hs[0][j], o.h0);
+            KSTORE(&hs[1][j], o.h1);
+            if (five) {
+                KSTORE(&hs[2][j], o.q0);
+                KSTORE(&hs[3][j], o.q1);
+            }
+        }
+        uint64_t *out = cg__row(dst, yb);
+        const size_t olen = (ye - yb - 1) * stride + nw, base = reach * stride;
+        for (size_t j0 = 0, col = 0; j0 < olen; j0 += KL) {
+            const size_t oj = j0 + KL <= olen ? j0 : olen - KL, j = oj + base;
+            if (oj != j0)
+                col = oj % stride; /* the last chunk, moved back */
+            /* A, B, C: rows y-1, y, y+1; T, D: y-2, y+2 (five only). */
+            const size_t a = j - stride, c = j + stride;
+            KV ah0, ah1, ch0, ch1, b0, b1;
+            KLOAD(ah0, &hs[0][a]);
+            KLOAD(ah1, &hs[1][a]);
+            KLOAD(ch0, &hs[0][c]);
+            KLOAD(ch1, &hs[1][c]);
+            KLOAD(b0, &hs[0][j]);
+            KLOAD(b1, &hs[1][j]);
+            if (!self) {
+                /* n = h - centre: one less where the centre is wall. */
+                KV centre;
+                KLOAD(centre, s + j);
+                b1 &= b0 | ~centre;
+                b0 ^= centre;
+            }
+            KV s0, s1, s2, s3, k1, k2, k3, t1;
+            KFA(s0, k1, ah0, b0, ch0);
+            KFA(t1, k2, ah1, b1, ch1);
+            KHA(s1, k3, t1, k1);
+            KHA(s2, s3, k2, k3);
+            KV ge = KSPLAT(~UINT64_C(0));
+            KGE(ge, s0, na[0]);
+            KGE(ge, s1, na[1]);
+            KGE(ge, s2, na[2]);
+            KGE(ge, s3, na[3]);
+            KV wall = ge;
+            if (five) {
+                KV th0, th1, dh0, dh1, aq0, aq1, bq0, bq1, cq0, cq1;
+                KLOAD(th0, &hs[0][j - 2 * stride]);
+                KLOAD(th1, &hs[1][j - 2 * stride]);
+                KLOAD(dh0, &hs[0][j + 2 * stride]);
+                KLOAD(dh1, &hs[1][j + 2 * stride]);
+                KLOAD(aq0, &hs[2][a]);
+                KLOAD(aq1, &hs[3][a]);
+                KLOAD(bq0, &hs[2][j]);
+                KLOAD(bq1, &hs[3][j]);
+                KLOAD(cq0, &hs[2][c]);
+                KLOAD(cq1, &hs[3][c]);
+                KV u0, u1, c1a, c1b, c1c, z0, z1, z2, z3, z4;
+                KV a2, b2, c2, c2a, c2b, c2c, c2d, d4, c4a, c4b;
+                KFA(u0, c1a, th0, dh0, aq0);
+                KFA(u1, c1b, bq0, cq0, s0);
+                KHA(z0, c1c, u0, u1);
+                KFA(a2, c2a, th1, dh1, aq1);
+                KFA(b2, c2b, bq1, cq1, s1);
+                KFA(c2, c2c, c1a, c1b, c1c);
+                KFA(z1, c2d, a2, b2, c2);
+                KFA(d4, c4a, c2a, c2b, c2c);
+                KFA(z2, c4b, d4, c2d, s2);
+                KFA(z3, z4, s3, c4a, c4b);
+                KV g2 = KSPLAT(~UINT64_C(0));
+                KGE(g2, z0, nb[0]);
+                KGE(g2, z1, nb[1]);
+                KGE(g2, z2, nb[2]);
+                KGE(g2, z3, nb[3]);
+                KGE(g2, z4, nb[4]);
+                wall |= ~g2;
+            } else if (second) {
+                KV g2 = KSPLAT(~UINT64_C(0));
+                KGE(g2, s0, nb[0]);
+                KGE(g2, s1, nb[1]);
+                KGE(g2, s2, nb[2]);
+                KGE(g2, s3, nb[3]);
+                wall |= ~g2;
+            }
+            KV mask;
+            KLOAD(mask, &pat[col]);
+            wall |= mask;
+            KSTORE(out + oj, wall);
+            col += step;
+            col -= col >= stride ? stride : 0;
+        }
+    }
+}
+
+/* Rows ya..yb-1 by the flat kernel on narrow grids (vector paths only: the
+ * rows come out with their ring, if ring, and tail bits set), else by the
+ * strip kernel (the caller sets those bits). */
+static inline __attribute__((always_inline)) KATTR void
+KFN(count_any)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int ka, int kb,
+               const int self, const int five, const int two_v1, int ring)
+{
+    if (KL > 1 && src->nw < CG__FLAT_NW)
+        KFN(count_flat)(src, dst, y0, y1, ka, kb, self, five, two_v1, ring);
+    else
+        KFN(count_rows)(src, dst, y0, y1, ka, kb, self, five, two_v1);
+}
+
 /* The entry points of this path; see cells/automaton.c. Each computes rows
  * ya..yb-1 of dst (a stripe: several may run at once on disjoint rows). */
 static KATTR void KFN(generation)(const cg_grid *src, cg_grid *dst, int r1, int r2, int self,
@@ -210,14 +369,14 @@ static KATTR void KFN(generation)(const cg_grid *src, cg_grid *dst, int r1, int 
         return;
     if (r2 < 0) {
         if (self)
-            KFN(count_rows)(src, dst, y0, y1, r1, 0, 1, 0, 0);
+            KFN(count_any)(src, dst, y0, y1, r1, 0, 1, 0, 0, 1);
         else
-            KFN(count_rows)(src, dst, y0, y1, r1, 0, 0, 0, 0);
+            KFN(count_any)(src, dst, y0, y1, r1, 0, 0, 0, 0, 1);
     } else {
         if (self)
-            KFN(count_rows)(src, dst, y0, y1, r1, r2 + 1, 1, 1, 0);
+            KFN(count_any)(src, dst, y0, y1, r1, r2 + 1, 1, 1, 0, 1);
         else
-            KFN(count_rows)(src, dst, y0, y1, r1, r2 + 1, 0, 1, 0);
+            KFN(count_any)(src, dst, y0, y1, r1, r2 + 1, 0, 1, 0, 1);
     }
 }
 
@@ -225,7 +384,7 @@ static KATTR void KFN(smooth)(const cg_grid *src, cg_grid *dst, int walls, uint3
                               uint32_t yb)
 {
     if (ya < yb)
-        KFN(count_rows)(src, dst, ya, yb, walls, 0, 0, 0, 0);
+        KFN(count_any)(src, dst, ya, yb, walls, 0, 0, 0, 0, 0);
 }
 
 static KATTR void KFN(rule)(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t ya,
@@ -234,7 +393,7 @@ static KATTR void KFN(rule)(const cg_grid *src, cg_grid *dst, int lo, int hi, ui
     /* floor iff 9-hi <= walls <= 9-lo: wall iff walls >= 10-lo or
      * !(walls >= 9-hi). */
     if (ya < yb)
-        KFN(count_rows)(src, dst, ya, yb, 10 - lo, 9 - hi, 1, 0, 1);
+        KFN(count_any)(src, dst, ya, yb, 10 - lo, 9 - hi, 1, 0, 1, 0);
 }
 
 #undef KCHUNKS

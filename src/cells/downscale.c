@@ -18,6 +18,7 @@
  * has the details, including where markers go. */
 #include <stdlib.h>
 
+#include "core/cpu.h"
 #include "core/diag.h"
 #include "core/grid.h"
 #include "core/rng.h"
@@ -53,9 +54,18 @@ static inline uint64_t row_hash(uint64_t key, uint32_t y)
     return cg__mix64(key ^ ((uint64_t)y * UINT64_C(0xD1B54A32D192ED03)));
 }
 
+/* splitmix64's finaliser, as cg__mix64 (core/rng.c), here so it inlines:
+ * K = 2 draws it for every mixed block, a thousand or more a level. */
+static inline uint64_t mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
 static inline uint64_t cell_draw(uint64_t rowhash, uint64_t x)
 {
-    return cg__mix64(rowhash + x * UINT64_C(0x9E3779B97F4A7C15)) >> 32;
+    return mix(rowhash + x * UINT64_C(0x9E3779B97F4A7C15)) >> 32;
 }
 
 /* The even bits of v (cells 2j) packed into bits j of the low half. */
@@ -93,8 +103,10 @@ static void downscale2(const cg_grid *src, cg_grid *dst, uint64_t key)
                 mixed &= mixed - 1;
                 uint64_t ra = c < 32 ? a0 : a1, rb = c < 32 ? b0 : b1;
                 unsigned sh = 2 * (c & 31);
-                uint64_t walls =
-                    (uint64_t)__builtin_popcountll((ra >> sh & 3) | (rb >> sh & 3) << 2);
+                /* The walls of the 2x2 block: a popcount of 4 bits, from
+                 * a table of 16 nibbles (no popcnt instruction needed). */
+                uint64_t p = (ra >> sh & 3) | (rb >> sh & 3) << 2;
+                uint64_t walls = UINT64_C(0x4332322132212110) >> (4 * p) & 15;
                 uint64_t x = (uint64_t)i * 64 + c;
                 wall |= (uint64_t)(cell_draw(rh, x) * 4 < walls << 32) << c;
             }
@@ -104,9 +116,80 @@ static void downscale2(const cg_grid *src, cg_grid *dst, uint64_t key)
     cg__grid_fix_tail(dst);
 }
 
+#if defined(CG__HAVE_X86)
+#include <immintrin.h>
+
+typedef uint64_t ds_v8 __attribute__((vector_size(64)));
+
+/* K = 2 on the AVX-512 paths, every cell of a word at once. A mixed block
+ * is wall iff (hash >> 32) * 4 < walls << 32, i.e. hash >> 62 < walls:
+ * only the hash's top two bits matter, and mix64's last step (z ^= z >>
+ * 31) leaves them as they are. So the 64 cells' hashes go 8 lanes at a
+ * time through mix64's first two rounds (vpmullq), their bits 63 and 62
+ * become two masks (vptestmq), the cells of each block four masks (BMI2's
+ * pext picks a row's even or odd cells), its walls two bit planes, and
+ * a 2-bit comparison in word operations decides every cell: no branch per
+ * mixed block. Same cells as downscale2 (tests/test_downscale.c runs every
+ * path against the documented formula). */
+__attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,bmi2"))) static void
+downscale2_avx512(const cg_grid *src, cg_grid *dst, uint64_t key)
+{
+    const uint64_t even = UINT64_C(0x5555555555555555), odd = even << 1;
+    const ds_v8 lanes = {0,
+                         UINT64_C(0x9E3779B97F4A7C15),
+                         2 * UINT64_C(0x9E3779B97F4A7C15),
+                         3 * UINT64_C(0x9E3779B97F4A7C15),
+                         4 * UINT64_C(0x9E3779B97F4A7C15),
+                         5 * UINT64_C(0x9E3779B97F4A7C15),
+                         6 * UINT64_C(0x9E3779B97F4A7C15),
+                         7 * UINT64_C(0x9E3779B97F4A7C15)};
+    const __m512i bit63 = _mm512_set1_epi64((long long)(UINT64_C(1) << 63));
+    const __m512i bit62 = _mm512_set1_epi64((long long)(UINT64_C(1) << 62));
+    /* The groups of 8 cells of the last word inside the width: the cells
+     * past it are not hashed (their bits become the tail walls). */
+    const unsigned last = (unsigned)(((dst->w - 1) & 63u) / 8u + 1u);
+    for (uint32_t y = 0; y < dst->h; y++) {
+        const uint64_t *a = cg__row(src, 2 * (int64_t)y), *b = cg__row(src, 2 * (int64_t)y + 1);
+        uint64_t *out = cg__row(dst, y);
+        uint64_t x0 = row_hash(key, y);
+        for (size_t i = 0; i < dst->nw; i++, x0 += 64 * UINT64_C(0x9E3779B97F4A7C15)) {
+            const unsigned groups = i + 1 < dst->nw ? 8 : last;
+            uint64_t a0 = a[2 * i], a1 = a[2 * i + 1], b0 = b[2 * i], b1 = b[2 * i + 1];
+            /* The four cells of each block, one bit per output cell. */
+            uint64_t ae = _pext_u64(a0, even) | _pext_u64(a1, even) << 32;
+            uint64_t ao = _pext_u64(a0, odd) | _pext_u64(a1, odd) << 32;
+            uint64_t be = _pext_u64(b0, even) | _pext_u64(b1, even) << 32;
+            uint64_t bo = _pext_u64(b0, odd) | _pext_u64(b1, odd) << 32;
+            /* walls = ae + ao + be + bo as bit planes w2 w1 w0. */
+            uint64_t s = ae ^ ao, c1 = ae & ao, t = be ^ bo, c2 = be & bo;
+            uint64_t w0 = s ^ t, k = s & t;
+            uint64_t w1 = c1 ^ c2 ^ k, w2 = (c1 & c2) | ((c1 ^ c2) & k);
+            /* The top two bits of each cell's hash, d1 d0. */
+            uint64_t d1 = 0, d0 = 0;
+            for (unsigned g = 0; g < groups; g++) {
+                ds_v8 z = lanes + (x0 + g * 8 * UINT64_C(0x9E3779B97F4A7C15));
+                z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+                z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+                d1 |= (uint64_t)_mm512_test_epi64_mask((__m512i)z, bit63) << (8 * g);
+                d0 |= (uint64_t)_mm512_test_epi64_mask((__m512i)z, bit62) << (8 * g);
+            }
+            /* Four walls: wall; else wall iff d < walls (none: never). */
+            out[i] = w2 | (~d1 & w1) | (~(d1 ^ w1) & ~d0 & w0);
+        }
+    }
+    cg__grid_fix_tail(dst);
+}
+#endif
+
 /* Writes the downscaled cells of src into dst (ceil(w/k) x ceil(h/k)). */
 static void downscale_cells(const cg_grid *src, cg_grid *dst, unsigned k, uint64_t key)
 {
+#if defined(CG__HAVE_X86)
+    if (k == 2 && cg__kernel_path() >= CG__PATH_AVX512 && __builtin_cpu_supports("bmi2")) {
+        downscale2_avx512(src, dst, key);
+        return;
+    }
+#endif
     if (k == 2) {
         downscale2(src, dst, key);
         return;

@@ -14,8 +14,9 @@
  * Small maps run side by side, one per thread, with no per-map threading.
  * A single map, or maps of HUGE_CELLS cells or more, run one at a time with
  * the threads splitting each map's passes into stripes of rows (the
- * library's cg_run_options.parallel); to stdout such a map is encoded straight
- * into the stream instead of a buffer.
+ * library's cg_run_options.parallel); to stdout such a map, and every map
+ * of a batch with one thread, is encoded straight into the stream instead
+ * of a buffer.
  *
  * Interruption: the main thread alone creates, renames and removes the
  * temporary files, with the signals blocked meanwhile (output.c), and the
@@ -283,9 +284,11 @@ static void run_map(struct batch *b, struct job *job)
     wopt.info = &minfo;
     int err = 0;
     if (job->path) {
+        /* Flushed and on its way to the disk here; synced and closed when
+         * the round is committed (commit_round). */
         st = cg_write(map, &wopt, write_stream, &job->out, &diag);
         err = st == CG_EIO ? job->out.err : 0;
-        if (st == CG_OK && cli_output_close(&job->out) != 0) {
+        if (st == CG_OK && cli_output_flush(&job->out) != 0) {
             st = CG_EIO;
             err = job->out.err;
         }
@@ -533,7 +536,9 @@ static size_t round_size(const struct batch *b)
     const struct cli_run *run = b->run;
     uint64_t count = b->opt->count ? b->opt->count : 1;
     uint64_t n;
-    if (split_maps(run))
+    /* One thread and one stream: each map is encoded straight into
+     * stdout's buffer as it is made, in order, with nothing to hold back. */
+    if (split_maps(run) || (b->stream && one_at_a_time(run)))
         return 1;
     if (!b->stream) {
         /* Files: a folder is synced once a round. */
@@ -650,6 +655,20 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
             break;
         }
         if (job->path) {
+            /* The files of a round were flushed and their writeback started
+             * as they were made; each is synced and closed now, in order,
+             * before its rename, so that one journal commit covers most of
+             * them. */
+            if (cli_output_close(&job->out) != 0) {
+                cg_diag none = {0};
+                write_error(b, job, job->out.err, CG_EIO, &none);
+                cli_progress_clear(progress);
+                if (job->msg[0])
+                    cli_error("%s", job->msg);
+                abort_round(b, j, k);
+                rc = CLI_EXIT_FAILURE;
+                break;
+            }
             /* A batch syncs each folder once a round (below), not once a
              * file: the files themselves are synced before their rename. */
             job->out.no_dir_sync = b->batch;

@@ -229,6 +229,12 @@ int cli_output_commit(struct cli_output *out);
  * out->err keeps; prints nothing. cli_output_commit then renames. */
 int cli_output_close(struct cli_output *out);
 
+/* Before cli_output_close, safe on any thread: flushes a file (not stdout)
+ * and starts writing it to disk without waiting, so that a batch's files,
+ * closed later one after the other, share their syncs. Returns 0 or the
+ * errno of the first failure, which out->err keeps; prints nothing. */
+int cli_output_flush(struct cli_output *out);
+
 /* fsyncs the directory holding target, making renames in it durable. */
 void cli_sync_directory(const char *target);
 

@@ -8,6 +8,9 @@
  * temporary file.
  */
 #define _XOPEN_SOURCE 700 /* POSIX.1-2008 with XSI: realpath */
+#if defined(__linux__)
+#define _GNU_SOURCE /* sync_file_range */
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -390,6 +393,29 @@ void cli_sync_directory(const char *target)
         close(fd);
     }
     free(dir);
+}
+
+int cli_output_flush(struct cli_output *out)
+{
+    FILE *fp = out->fp;
+
+    if (!fp || fp == stdout)
+        return out->err;
+    errno = 0;
+    if (fflush(fp) != 0 || ferror(fp)) {
+        if (!out->err)
+            out->err = errno ? errno : EIO;
+        return out->err;
+    }
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+    /* Start the writeback now: when the files of a round are synced one
+     * after the other (ext4 and the like), the first sync commits the
+     * journal with every file's blocks in it, and the others find their
+     * data written. An error here is left for fsync to report. */
+    if (out->atomic)
+        (void)sync_file_range(fileno(fp), 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+    return out->err;
 }
 
 int cli_output_close(struct cli_output *out)

@@ -413,6 +413,10 @@ static cg_status run_attempts(const cg_pipeline *pipeline, const cg_run_options 
 /* cg_pipeline_run and cg_pipeline_memory without options: every field zero. */
 static const cg_run_options run_defaults;
 
+/* The estimate of cg_pipeline_memory for a plan already made (each map of a
+ * batch with a budget plans once). */
+static cg_status plan_memory(const cg_pipeline *pipeline, const run_plan *plan, uint64_t *bytes);
+
 cg_status cg_pipeline_run(const cg_pipeline *pipeline, const cg_run_options *options,
                           cg_grid **out, cg_run_info *info, cg_diag *diag)
 {
@@ -447,7 +451,7 @@ cg_status cg_pipeline_run(const cg_pipeline *pipeline, const cg_run_options *opt
     /* A size the budget cannot hold fails before anything is allocated;
      * the budget then holds the run to it allocation by allocation. */
     uint64_t estimate = 0;
-    if (options->max_memory && cg_pipeline_memory(pipeline, options, &estimate) != CG_OK)
+    if (options->max_memory && plan_memory(pipeline, &plan, &estimate) != CG_OK)
         estimate = UINT64_MAX; /* does not fit in 64 bits */
     if (options->max_memory && estimate > options->max_memory) {
         uint32_t w = plan.input ? plan.input->w : plan.width - 2 * plan.halo;
@@ -525,6 +529,12 @@ cg_status cg_pipeline_memory(const cg_pipeline *pipeline, const cg_run_options *
                             : plan_map(pipeline, options, &plan, NULL);
     if (st != CG_OK)
         return st;
+    return plan_memory(pipeline, &plan, bytes);
+}
+
+static cg_status plan_memory(const cg_pipeline *pipeline, const run_plan *p, uint64_t *bytes)
+{
+    const run_plan plan = *p;
     uint32_t w = plan.input ? plan.input->w : plan.width;
     uint32_t h = plan.input ? plan.input->h : plan.height;
     /* Walk the steps as run_once does, adding up the grids alive at each:

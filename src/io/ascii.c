@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/diag.h"
 #include "core/grid.h"
 #include "core/mem.h"
@@ -166,12 +167,52 @@ static void overlay_reach(const cg__reach *r, uint32_t y, char *row)
 const char cg__cells8[256][8] = CG__TABLE8(CELL_CHAR);
 #undef CELL_CHAR
 
+/* Cells words 0..nw-1 of a row as characters at p, 8 at a time through
+ * cg__cells8; the last word only up to its last group of 8 cells that
+ * holds cells (last). */
+static void row_chars(char *p, const uint64_t *row, size_t nw, unsigned last)
+{
+    for (size_t i = 0; i + 1 < nw; i++) {
+        uint64_t w = row[i];
+        for (unsigned k = 0; k < 8; k++)
+            memcpy(p + i * 64 + k * 8, cg__cells8[(w >> (8 * k)) & 0xff], 8);
+    }
+    uint64_t w = row[nw - 1];
+    for (unsigned k = 0; k < last; k++)
+        memcpy(p + (nw - 1) * 64 + k * 8, cg__cells8[(w >> (8 * k)) & 0xff], 8);
+}
+
+#if defined(CG__HAVE_X86)
+#include <immintrin.h>
+
+/* AVX-512BW: a word's 64 bits are a byte mask, and one blend makes its 64
+ * characters (the whole last word too: the buffer has room for it). The
+ * same bytes as row_chars; tests/test_io_ascii.c compares the two. */
+__attribute__((target("avx512f,avx512bw"))) static void
+row_chars_avx512(char *p, const uint64_t *row, size_t nw)
+{
+    const __m512i floor = _mm512_set1_epi8('.'), wall = _mm512_set1_epi8('#');
+    for (size_t i = 0; i < nw; i++)
+        _mm512_storeu_si512(p + i * 64, _mm512_mask_blend_epi8((__mmask64)row[i], floor, wall));
+}
+#endif
+
 cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag)
 {
-    /* Eight cells at a time through cg__cells8, rows gathered into one
-     * buffer of about 64 KiB per write call. */
+    /* Eight cells at a time through cg__cells8 (64 with AVX-512), rows
+     * gathered into one buffer of about 64 KiB per write call (or the
+     * map's, if smaller: a batch writes many small maps, each with a
+     * buffer of its own). */
     size_t rowlen = (size_t)g->w + 1;
     size_t rows_per_buf = 65536 / rowlen ? 65536 / rowlen : 1;
+    if (rows_per_buf > g->h)
+        rows_per_buf = g->h;
+    /* The groups of 8 cells of the last word that hold cells. */
+    const unsigned last = (unsigned)(((g->w - 1) & 63u) / 8u + 1u);
+#if defined(CG__HAVE_X86)
+    /* The AVX-512 kernel paths imply AVX-512BW (core/cpu.c). */
+    const int wide = cg__kernel_path() >= CG__PATH_AVX512;
+#endif
     /* Room for whole words: a row is formatted in 64-cell units. */
     size_t cap = (rows_per_buf - 1) * rowlen + g->nw * 64 + 1;
     char *buf = cg__malloc(cap);
@@ -183,11 +224,12 @@ cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_dia
     for (uint32_t y = 0; y < g->h; y++) {
         const uint64_t *row = cg__row(g, y);
         char *p = buf + used;
-        for (size_t i = 0; i < g->nw; i++) {
-            uint64_t w = row[i];
-            for (unsigned k = 0; k < 8; k++)
-                memcpy(p + i * 64 + k * 8, cg__cells8[(w >> (8 * k)) & 0xff], 8);
-        }
+#if defined(CG__HAVE_X86)
+        if (wide)
+            row_chars_avx512(p, row, g->nw);
+        else
+#endif
+            row_chars(p, row, g->nw, last);
         for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
             p[g->marks[mi].x] = (char)g->marks[mi].sym;
         if (g->reach)
