@@ -75,7 +75,8 @@ CG__INLINE uint32_t *flatten(uint32_t *out, uint64_t bits, uint32_t base)
 }
 
 #if defined(CG__HAVE_X86)
-#define CG__TARGET_VBMI2 "avx512f,avx512bw,avx512vl,avx512vbmi2,popcnt,bmi,bmi2,lzcnt"
+#define CG__TARGET_VBMI2                                                                           \
+    "avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi2,avx512vpopcntdq,popcnt,bmi,bmi2,lzcnt"
 
 /* flatten() with AVX-512 VBMI2: one byte compress (VPCOMPRESSB) of the
  * indices 0..63 under the mask, widened 16 at a time - no loop per bit and
@@ -107,7 +108,9 @@ __attribute__((target(CG__TARGET_VBMI2))) static inline uint32_t *flatten512(uin
     return out + cnt;
 }
 #define FLATTEN(vec, out, bits, base) ((vec) ? flatten512(out, bits, base) : flatten(out, bits, base))
+#define OVERLAPS(vec, cur, prev, nw, ci, pi) ((vec) ? overlaps512(cur, prev, nw, ci, pi) : 0)
 #else
+#define OVERLAPS(vec, cur, prev, nw, ci, pi) 0
 #define FLATTEN(vec, out, bits, base) flatten(out, bits, base)
 #endif
 
@@ -136,6 +139,51 @@ typedef struct lrow {
     uint32_t *x0, *x1, *label;
     size_t n;
 } lrow;
+
+#if defined(CG__HAVE_X86)
+/* The runs of (row AND row above), as the pairs of runs they join: for
+ * each, ci gets the index of the run of cur and pi that of prev (the ranks
+ * of its start among either row's starts, less one). Eight starts of a word
+ * at a time: their positions by VPCOMPRESSB, the bits up to each by a
+ * variable shift, the ranks by VPOPCNTQ against the word of starts - no
+ * loop per start. Writes up to 7 entries past the count; returns it. */
+__attribute__((target(CG__TARGET_VBMI2))) static inline size_t
+overlaps512(const lrow *cur, const lrow *prev, size_t nw, uint32_t *ci, uint32_t *pi)
+{
+    static const uint8_t iota[64] = {
+        0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+        22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+        44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+    const __m512i idx = _mm512_loadu_si512(iota);
+    const __m512i ones = _mm512_set1_epi64(-1), c63 = _mm512_set1_epi64(63);
+    uint8_t pos[64];
+    size_t ne = 0;
+    uint64_t carry = 0;
+    for (size_t i = 0; i < nw; i++) {
+        const uint64_t a = cur->m[i] & prev->m[i];
+        const uint64_t os = a & ~((a << 1) | carry);
+        carry = a >> 63;
+        if (!os)
+            continue;
+        _mm512_storeu_si512(pos, _mm512_maskz_compress_epi8(os, idx));
+        const __m512i cs = _mm512_set1_epi64((long long)cur->s[i]);
+        const __m512i ps = _mm512_set1_epi64((long long)prev->s[i]);
+        const __m512i cb = _mm512_set1_epi64((long long)cur->pre[i] - 1);
+        const __m512i pb = _mm512_set1_epi64((long long)prev->pre[i] - 1);
+        const uint32_t cnt = (uint32_t)__builtin_popcountll(os);
+        for (uint32_t k = 0; k < cnt; k += 8) {
+            const __m512i p = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(pos + k)));
+            const __m512i upto = _mm512_srlv_epi64(ones, _mm512_sub_epi64(c63, p));
+            const __m512i rc = _mm512_add_epi64(_mm512_popcnt_epi64(_mm512_and_si512(upto, cs)), cb);
+            const __m512i rp = _mm512_add_epi64(_mm512_popcnt_epi64(_mm512_and_si512(upto, ps)), pb);
+            _mm256_storeu_si256((__m256i *)(ci + ne + k), _mm512_cvtepi64_epi32(rc));
+            _mm256_storeu_si256((__m256i *)(pi + ne + k), _mm512_cvtepi64_epi32(rp));
+        }
+        ne += cnt;
+    }
+    return ne;
+}
+#endif
 
 /* Reads row y into r: masks, starts, prefix counts, runs. tmp holds nw + 1
  * words of run ends. */
@@ -284,6 +332,7 @@ typedef struct lbufs {
     uint64_t *ends;  /* nw words */
     uint32_t *sa;    /* starts of the runs shared with the row above */
     uint32_t *pairs; /* labels to merge: two per pair */
+    uint32_t *ci, *pi; /* the runs each of them joins (overlaps512) */
 } lbufs;
 
 /* The pass over the rows (see the top of the file). */
@@ -309,21 +358,28 @@ CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, lbufs *b, cg
              * of each row, and each overlapping pair gives exactly one such
              * run: its start's rank among the starts of either row names the
              * two runs. */
-            uint32_t *e = b->sa;
-            uint64_t carry = 0;
-            for (size_t i = 0; i < nw; i++) {
-                uint64_t a = cur->m[i] & prev->m[i];
-                e = FLATTEN(vec, e, a & ~((a << 1) | carry), (uint32_t)(i * 64));
-                carry = a >> 63;
+            size_t ne;
+            if (vec) {
+                ne = OVERLAPS(vec, cur, prev, nw, b->ci, b->pi);
+            } else {
+                uint32_t *e = b->sa;
+                uint64_t carry = 0;
+                for (size_t i = 0; i < nw; i++) {
+                    uint64_t a = cur->m[i] & prev->m[i];
+                    e = FLATTEN(vec, e, a & ~((a << 1) | carry), (uint32_t)(i * 64));
+                    carry = a >> 63;
+                }
+                ne = (size_t)(e - b->sa);
             }
             /* A run inherits the label of the first run above it; further
              * runs above it are merged after the loop, which keeps the loop
              * free of unpredictable branches. */
             uint32_t last = NONE, mine = NONE, *pairs = b->pairs;
+            const uint32_t *plab = prev->label;
             size_t np = 0;
-            for (const uint32_t *p = b->sa; p < e; p++) {
-                uint32_t ci = rank_at(cur->s, cur->pre, *p) - 1;
-                uint32_t l = prev->label[rank_at(prev->s, prev->pre, *p) - 1];
+            for (size_t k = 0; k < ne; k++) {
+                uint32_t ci = vec ? b->ci[k] : rank_at(cur->s, cur->pre, b->sa[k]) - 1;
+                uint32_t l = plab[vec ? b->pi[k] : rank_at(prev->s, prev->pre, b->sa[k]) - 1];
                 int again = ci == last;
                 mine = again ? mine : l;
                 lab[ci] = mine;
@@ -381,7 +437,7 @@ label_rows_popcnt(cg__labeller *lb, const cg_grid *g, lbufs *b, cg__row_hook hoo
 
 #if defined(CG__HAVE_X86)
 /* The third copy, for the AVX-512 VBMI2 kernel path: runs flattened with
- * VPCOMPRESSB. */
+ * VPCOMPRESSB, the runs shared with the row above ranked by VPOPCNTQ. */
 __attribute__((target(CG__TARGET_VBMI2))) static cg_status
 label_rows_vbmi2(cg__labeller *lb, const cg_grid *g, lbufs *b, cg__row_hook hook, void *ctx)
 {
@@ -408,7 +464,8 @@ int cg__regions_popcnt(void)
 }
 
 /* The copy of the loop for this CPU: the VBMI2 one on the AVX-512 VBMI2
- * kernel path (so forcing another kernel path tests the others), else
+ * kernel path where the CPU has VPOPCNTQ too (so forcing another kernel
+ * path tests the others), else
  * POPCNT/BMI where there, else the baseline. */
 static cg_status label_rows_best(cg__labeller *lb, const cg_grid *g, lbufs *b, cg__row_hook hook,
                                  void *ctx)
@@ -416,7 +473,8 @@ static cg_status label_rows_best(cg__labeller *lb, const cg_grid *g, lbufs *b, c
 #if defined(CG__HAVE_POPCNT_PATH)
     if (cg__regions_popcnt()) {
 #if defined(CG__HAVE_X86)
-        if (cg__kernel_path() == CG__PATH_AVX512VBMI2)
+        if (cg__kernel_path() == CG__PATH_AVX512VBMI2 &&
+            __builtin_cpu_supports("avx512vpopcntdq"))
             return label_rows_vbmi2(lb, g, b, hook, ctx);
 #endif
         return label_rows_popcnt(lb, g, b, hook, ctx);
@@ -434,7 +492,7 @@ cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook 
     const size_t rcap = (size_t)g->w / 2 + 24;
     lbufs b;
     uint64_t *words = cg__malloc(5 * nw * sizeof *words);
-    uint32_t *ints = cg__malloc((2 * (nw + 1) + 9 * rcap) * sizeof *ints);
+    uint32_t *ints = cg__malloc((2 * (nw + 1) + 11 * rcap) * sizeof *ints);
     lb->row_first = cg__malloc(((size_t)g->h + 1) * sizeof *lb->row_first);
     lb->rows = g->h;
     cg_status st = words && ints && lb->row_first ? CG_OK : CG_ENOMEM;
@@ -451,6 +509,8 @@ cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook 
         b.ends = words + 4 * nw;
         b.sa = ints + 2 * (nw + 1) + 6 * rcap;
         b.pairs = b.sa + rcap;
+        b.ci = b.pairs + 2 * rcap;
+        b.pi = b.ci + rcap;
         /* Label 0 is the outside of the map, all wall: a wall region that
          * touches the edge joins it and is never enclosed. */
         if (walls)
