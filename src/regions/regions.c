@@ -40,10 +40,12 @@
 
 #define HI_BIT (UINT64_C(1) << 63)
 
-/* The labeller's inner loop is compiled twice: for the baseline ISA and, on
- * x86-64, with POPCNT/BMI (one instruction where the baseline calls
- * libgcc's __popcountdi2, several times per run). Its helpers are forced
- * inline so each copy gets its own instructions. */
+/* The labeller's inner loop is compiled three times: for the baseline ISA;
+ * on x86-64 with POPCNT/BMI (one instruction where the baseline calls
+ * libgcc's __popcountdi2, several times per run); and with AVX-512 VBMI2
+ * and VPOPCNTQ, whose flatten and ranks work on whole words (flatten512,
+ * overlaps512). Its helpers are forced inline so each copy gets its own
+ * instructions. */
 #define CG__INLINE static inline __attribute__((always_inline))
 
 /* Appends base + the index of every set bit of bits to out, in increasing
