@@ -211,6 +211,43 @@ static void every_labelling_loop_matches_the_oracle_on_random_maps(void **state)
     unforce_loops();
 }
 
+/* Regions of up to 64 cells are first looked for in a window of 64 columns
+ * around their first cell; pieces that leave it on either side (a bar, an
+ * L whose foot runs far left, a staircase) must come out whole too. */
+static void small_regions_leaving_their_window_are_removed_whole(void **state)
+{
+    (void)state;
+    static const int widths[] = {64, 65, 131, 300};
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        const int w = widths[i], h = 40;
+        for (int kind = 0; kind < 2; kind++) {
+            /* Pieces of `piece` on a background of the other kind. */
+            const uint8_t piece = (uint8_t)kind, back = (uint8_t)(1 - kind);
+            uint8_t *cells = tu_alloc_cells(w, h);
+            memset(cells, back, (size_t)w * (size_t)h);
+            int x0 = w > 100 ? 100 : w - 60;
+            for (int x = x0; x < x0 + 58 && x < w - 1; x++) /* a bar of 58 */
+                cells[2 * w + x] = piece;
+            for (int y = 5; y < 12; y++) /* an L: a column, then a foot to the left */
+                cells[y * w + w - 3] = piece;
+            for (int x = w - 3; x > w - 3 - 50 && x > 0; x--)
+                cells[12 * w + x] = piece;
+            for (int k = 0; k < 20 && 16 + k < h - 1 && 2 + 2 * k < w - 2; k++) {
+                cells[(16 + k) * w + 2 + 2 * k] = piece; /* a staircase */
+                cells[(16 + k) * w + 3 + 2 * k] = piece;
+                cells[(17 + k) * w + 3 + 2 * k] = piece;
+            }
+            for (int m = 30; m <= 70; m += 20) {
+                char step[64];
+                snprintf(step, sizeof step, "%s min=%d", kind ? "remove-walls" : "remove-floor", m);
+                check_step(cells, w, h, step, kind ? ro_remove_walls : ro_remove_floor, m);
+            }
+            check_step(cells, w, h, "keep-largest", oracle_keep_largest, 0);
+            free(cells);
+        }
+    }
+}
+
 static void floor_region_counts_match_the_oracle(void **state)
 {
     (void)state;
@@ -456,6 +493,7 @@ int main(void)
         cmocka_unit_test(the_baseline_labelling_loop_matches_the_oracle_too),
         cmocka_unit_test(every_labelling_loop_matches_the_oracle_on_patterns),
         cmocka_unit_test(every_labelling_loop_matches_the_oracle_on_random_maps),
+        cmocka_unit_test(small_regions_leaving_their_window_are_removed_whole),
         cmocka_unit_test(floor_region_counts_match_the_oracle),
         cmocka_unit_test(after_removal_no_region_is_smaller_than_the_threshold),
         cmocka_unit_test(regions_are_four_connected_not_diagonal),
