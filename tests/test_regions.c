@@ -211,7 +211,7 @@ static void every_labelling_loop_matches_the_oracle_on_random_maps(void **state)
     unforce_loops();
 }
 
-/* Regions of up to 64 cells are first looked for in a window of 64 columns
+/* Regions of up to 256 cells are first looked for in a window of 64 columns
  * around their first cell; pieces that leave it on either side (a bar, an
  * L whose foot runs far left, a staircase) must come out whole too. */
 static void small_regions_leaving_their_window_are_removed_whole(void **state)

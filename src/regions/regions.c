@@ -660,8 +660,10 @@ static inline uint64_t fill_runs(uint64_t k, uint64_t s)
     return g;
 }
 
-/* Regions of at most this many cells are first tried in a window (flip_small). */
-#define SMALL_REGION 64
+/* Regions of at most this many cells are first tried in a window
+ * (flip_small): all the specks of remove-walls min=50, and most of the
+ * regions keep-largest flips (4 KiB of stack). */
+#define SMALL_REGION 256
 
 /* flip_region for a region of at most SMALL_REGION cells, on the bitboard:
  * it lies in the rows y .. y + size - 1, and is looked for in a window of
