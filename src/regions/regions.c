@@ -400,8 +400,9 @@ CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, lbufs *b, cg
                 np += (size_t)again;
                 last = ci;
             }
+            /* (Labels with one parent are one region already.) */
             for (size_t k = 0; k < np; k++)
-                if (pairs[2 * k] != pairs[2 * k + 1])
+                if (lb->parent[pairs[2 * k]] != lb->parent[pairs[2 * k + 1]])
                     unite(lb->parent, pairs[2 * k], pairs[2 * k + 1]);
         }
         for (size_t j = 0; j < n; j++) {
