@@ -187,6 +187,57 @@ overlaps512(const lrow *cur, const lrow *prev, size_t nw, uint32_t *ci, uint32_t
 }
 #endif
 
+#if defined(CG__HAVE_X86)
+/* The word loop of read_row, eight words at a time: the words before and
+ * after each come from lane shifts (VALIGNQ), the prefix counts of the
+ * starts from VPOPCNTQ and a prefix sum over the lanes. Returns the runs. */
+__attribute__((target(CG__TARGET_VBMI2))) static inline uint32_t
+words512(const cg_grid *g, const uint64_t *row, uint64_t flip, lrow *r, uint64_t *ends)
+{
+    const size_t nw = g->nw;
+    const __m512i fl = _mm512_set1_epi64((long long)flip), zero = _mm512_setzero_si512();
+    const uint64_t tail = cg__tail_mask(g);
+    __m512i before = zero; /* the chunk before, for its last word */
+    uint32_t total = 0;
+    for (size_t i = 0; i < nw; i += 8) {
+        const size_t left = nw - i;
+        const __mmask8 valid = (__mmask8)(left >= 8 ? 0xff : (1u << left) - 1);
+        __m512i m = _mm512_maskz_xor_epi64(valid, _mm512_maskz_loadu_epi64(valid, row + i), fl);
+        if (left <= 8) /* the last word: no cells past the map */
+            m = _mm512_mask_andnot_epi64(m, (__mmask8)(1u << (left - 1)),
+                                         _mm512_set1_epi64((long long)tail), m);
+        uint64_t after = 0; /* the first word of the next chunk */
+        if (left > 8) {
+            after = row[i + 8] ^ flip;
+            if (left == 9)
+                after &= ~tail;
+        }
+        const __m512i prevw = _mm512_alignr_epi64(m, before, 7);
+        const __m512i nextw = _mm512_alignr_epi64(_mm512_set1_epi64((long long)after), m, 1);
+        const __m512i st = _mm512_andnot_si512(
+            _mm512_or_si512(_mm512_slli_epi64(m, 1), _mm512_srli_epi64(prevw, 63)), m);
+        const __m512i en = _mm512_andnot_si512(
+            _mm512_or_si512(_mm512_srli_epi64(m, 1), _mm512_slli_epi64(nextw, 63)), m);
+        _mm512_mask_storeu_epi64(r->m + i, valid, m);
+        _mm512_mask_storeu_epi64(r->s + i, valid, st);
+        _mm512_mask_storeu_epi64(ends + i, valid, en);
+        /* Inclusive prefix sum of the lanes' start counts, less each own. */
+        const __m512i c = _mm512_popcnt_epi64(st);
+        __m512i x = _mm512_add_epi64(c, _mm512_alignr_epi64(c, zero, 7));
+        x = _mm512_add_epi64(x, _mm512_alignr_epi64(x, zero, 6));
+        x = _mm512_add_epi64(x, _mm512_alignr_epi64(x, zero, 4));
+        const __m512i pre = _mm512_add_epi64(_mm512_sub_epi64(x, c), _mm512_set1_epi64(total));
+        _mm256_mask_storeu_epi32(r->pre + i, valid, _mm512_cvtepi64_epi32(pre));
+        total += (uint32_t)_mm512_reduce_add_epi64(c);
+        before = m;
+    }
+    return total;
+}
+#define WORDS(vec, g, row, flip, r, ends) ((vec) ? words512(g, row, flip, r, ends) : 0)
+#else
+#define WORDS(vec, g, row, flip, r, ends) 0
+#endif
+
 /* Reads row y into r: masks, starts, prefix counts, runs. tmp holds nw + 1
  * words of run ends. */
 CG__INLINE void read_row(const cg_grid *g, uint32_t y, uint64_t flip, lrow *r, uint64_t *ends,
@@ -194,18 +245,22 @@ CG__INLINE void read_row(const cg_grid *g, uint32_t y, uint64_t flip, lrow *r, u
 {
     const uint64_t *row = cg__row(g, y);
     const size_t nw = g->nw;
-    uint64_t carry = 0;
     uint32_t total = 0;
-    uint64_t next = kind_word(g, row, 0, flip);
-    for (size_t i = 0; i < nw; i++) {
-        const uint64_t m = next;
-        next = i + 1 < nw ? kind_word(g, row, i + 1, flip) : 0;
-        r->m[i] = m;
-        r->s[i] = m & ~((m << 1) | carry);
-        ends[i] = m & ~((m >> 1) | (next << 63));
-        carry = m >> 63;
-        r->pre[i] = total;
-        total += (uint32_t)__builtin_popcountll(r->s[i]);
+    if (vec) {
+        total = WORDS(vec, g, row, flip, r, ends);
+    } else {
+        uint64_t carry = 0;
+        uint64_t next = kind_word(g, row, 0, flip);
+        for (size_t i = 0; i < nw; i++) {
+            const uint64_t m = next;
+            next = i + 1 < nw ? kind_word(g, row, i + 1, flip) : 0;
+            r->m[i] = m;
+            r->s[i] = m & ~((m << 1) | carry);
+            ends[i] = m & ~((m >> 1) | (next << 63));
+            carry = m >> 63;
+            r->pre[i] = total;
+            total += (uint32_t)__builtin_popcountll(r->s[i]);
+        }
     }
     uint32_t *p = r->x0, *q = r->x1;
     for (size_t i = 0; i < nw; i++) {
