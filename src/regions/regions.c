@@ -85,9 +85,8 @@ CG__INLINE uint32_t *flatten(uint32_t *out, uint64_t bits, uint32_t base)
  * no branch on the count for up to 16 bits. Same slack as flatten(). Not
  * always_inline: it must not be inlined into the copies without AVX-512,
  * where it is never called. */
-__attribute__((target(CG__TARGET_VBMI2))) static inline uint32_t *flatten512(uint32_t *out,
-                                                                             uint64_t bits,
-                                                                             uint32_t base)
+__attribute__((target(CG__TARGET_VBMI2))) static inline uint32_t *
+flatten512(uint32_t *out, uint64_t bits, uint32_t base)
 {
     static const uint8_t iota[64] = {
         0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
@@ -98,18 +97,21 @@ __attribute__((target(CG__TARGET_VBMI2))) static inline uint32_t *flatten512(uin
     const uint32_t cnt = (uint32_t)__builtin_popcountll(bits);
     _mm512_storeu_si512(out, _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_castsi512_si128(c)), b));
     if (cnt > 16) {
-        _mm512_storeu_si512(out + 16, _mm512_add_epi32(
-                                          _mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(c, 1)), b));
+        _mm512_storeu_si512(
+            out + 16, _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(c, 1)), b));
         if (cnt > 32) {
             _mm512_storeu_si512(
-                out + 32, _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(c, 2)), b));
+                out + 32,
+                _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(c, 2)), b));
             _mm512_storeu_si512(
-                out + 48, _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(c, 3)), b));
+                out + 48,
+                _mm512_add_epi32(_mm512_cvtepu8_epi32(_mm512_extracti32x4_epi32(c, 3)), b));
         }
     }
     return out + cnt;
 }
-#define FLATTEN(vec, out, bits, base) ((vec) ? flatten512(out, bits, base) : flatten(out, bits, base))
+#define FLATTEN(vec, out, bits, base)                                                              \
+    ((vec) ? flatten512(out, bits, base) : flatten(out, bits, base))
 #define OVERLAPS(vec, cur, prev, nw, ci, pi) ((vec) ? overlaps512(cur, prev, nw, ci, pi) : 0)
 #else
 #define OVERLAPS(vec, cur, prev, nw, ci, pi) 0
@@ -176,8 +178,10 @@ overlaps512(const lrow *cur, const lrow *prev, size_t nw, uint32_t *ci, uint32_t
         for (uint32_t k = 0; k < cnt; k += 8) {
             const __m512i p = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *)(pos + k)));
             const __m512i upto = _mm512_srlv_epi64(ones, _mm512_sub_epi64(c63, p));
-            const __m512i rc = _mm512_add_epi64(_mm512_popcnt_epi64(_mm512_and_si512(upto, cs)), cb);
-            const __m512i rp = _mm512_add_epi64(_mm512_popcnt_epi64(_mm512_and_si512(upto, ps)), pb);
+            const __m512i rc =
+                _mm512_add_epi64(_mm512_popcnt_epi64(_mm512_and_si512(upto, cs)), cb);
+            const __m512i rp =
+                _mm512_add_epi64(_mm512_popcnt_epi64(_mm512_and_si512(upto, ps)), pb);
             _mm256_storeu_si256((__m256i *)(ci + ne + k), _mm512_cvtepi64_epi32(rc));
             _mm256_storeu_si256((__m256i *)(pi + ne + k), _mm512_cvtepi64_epi32(rp));
         }
@@ -541,8 +545,7 @@ static cg_status label_rows_best(cg__labeller *lb, const cg_grid *g, lbufs *b, c
 #if defined(CG__HAVE_POPCNT_PATH)
     if (cg__regions_popcnt()) {
 #if defined(CG__HAVE_X86)
-        if (cg__kernel_path() == CG__PATH_AVX512VBMI2 &&
-            __builtin_cpu_supports("avx512vpopcntdq"))
+        if (cg__kernel_path() == CG__PATH_AVX512VBMI2 && __builtin_cpu_supports("avx512vpopcntdq"))
             return label_rows_vbmi2(lb, g, b, hook, ctx);
 #endif
         return label_rows_popcnt(lb, g, b, hook, ctx);
@@ -731,7 +734,7 @@ static inline uint64_t fill_runs(uint64_t k, uint64_t s)
  * region leaves the window: returns 0, nothing changed, and the flood fill
  * does it). No search per run, no stack, few branches: tens of thousands
  * of specks cost a few word operations each. */
-static int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
+CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
 {
     const uint64_t flip = walls ? 0 : ~UINT64_C(0);
     const uint32_t w = g->w;
@@ -759,10 +762,10 @@ static int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int wal
     LOAD_ROW(0);
     r[0] = fill_runs(k[0], UINT64_C(1) << (x - c0));
     uint64_t found = (uint64_t)__builtin_popcountll(r[0]), before = 0;
+    /* Most regions are whole after the first sweep down: the count is kept
+     * as it goes, and the sweep up only made when it falls short. */
     while (found < size) {
-        if (found == before)
-            return 0; /* beyond the window */
-        before = found;
+        found = (uint64_t)__builtin_popcountll(r[0]);
         for (uint32_t j = 1; j < rows; j++) {
             if (j == loaded) {
                 if (!r[j - 1])
@@ -770,12 +773,18 @@ static int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int wal
                 LOAD_ROW(j);
             }
             r[j] = fill_runs(k[j], k[j] & (r[j - 1] | r[j]));
+            found += (uint64_t)__builtin_popcountll(r[j]);
         }
+        if (found >= size)
+            break;
         for (uint32_t j = loaded - 1; j-- > 0;)
             r[j] = fill_runs(k[j], k[j] & (r[j + 1] | r[j]));
         found = 0;
         for (uint32_t j = 0; j < loaded; j++)
             found += (uint64_t)__builtin_popcountll(r[j]);
+        if (found == before)
+            return 0; /* beyond the window */
+        before = found;
     }
 #undef LOAD_ROW
     for (uint32_t j = 0; j < loaded; j++) {
@@ -786,6 +795,25 @@ static int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int wal
     }
     return 1;
 }
+
+/* flip_small for the baseline ISA and with POPCNT (one instruction where
+ * the baseline calls libgcc, once a row). */
+static int flip_small_base(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
+{
+    return flip_small(g, x, y, size, walls);
+}
+
+#if defined(CG__HAVE_X86)
+__attribute__((target("popcnt,bmi,bmi2"))) static int
+flip_small_popcnt(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
+{
+    return flip_small(g, x, y, size, walls);
+}
+#define FLIP_SMALL(fast, g, x, y, size, walls)                                                     \
+    ((fast) ? flip_small_popcnt(g, x, y, size, walls) : flip_small_base(g, x, y, size, walls))
+#else
+#define FLIP_SMALL(fast, g, x, y, size, walls) flip_small_base(g, x, y, size, walls)
+#endif
 
 /* Flips the whole 4-connected region of the kind (walls or floor) whose
  * first run in scan order starts at cell (x, y), and which has size cells,
@@ -799,9 +827,9 @@ static int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int wal
  * walls must not touch the map's edge (the padding around the map is wall
  * too). */
 static cg_status flip_region(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls,
-                             span_stack *st)
+                             span_stack *st, int fast)
 {
-    if (size <= SMALL_REGION && flip_small(g, x, y, size, walls))
+    if (size <= SMALL_REGION && FLIP_SMALL(fast, g, x, y, size, walls))
         return CG_OK;
     flood f = {g, walls ? 0 : ~UINT64_C(0), !walls, size, st, st->v, 0, st->cap};
     uint64_t *r = cg__row(g, y);
@@ -851,12 +879,13 @@ static cg_status remove_regions(cg_grid *g, int walls, keep_fn keep, uint64_t ar
         return st;
     span_stack stack = {0};
     int any = 0;
+    const int fast = cg__regions_popcnt();
     uint32_t y = 0;
     for (size_t l = 0; l < lb.n && st == CG_OK; l++) {
         if (lb.parent[l] != l || keep(&lb, (uint32_t)l, arg))
             continue;
         y = label_row(&lb, (uint32_t)l, y);
-        st = flip_region(g, lb.first_x[l], y, lb.size[l], walls, &stack);
+        st = flip_region(g, lb.first_x[l], y, lb.size[l], walls, &stack, fast);
         any = 1;
     }
     cg__free(stack.v);
@@ -921,12 +950,13 @@ cg_status cg__flip_regions_except(cg_grid *g, const cg__labeller *lb, uint32_t k
 {
     span_stack stack = {0};
     cg_status st = CG_OK;
+    const int fast = cg__regions_popcnt();
     uint32_t y = 0;
     for (size_t l = 0; l < lb->n && st == CG_OK; l++) {
         if (lb->parent[l] != l || l == keep || (lb->walls && l == 0))
             continue;
         y = label_row(lb, (uint32_t)l, y);
-        st = flip_region(g, lb->first_x[l], y, lb->size[l], lb->walls, &stack);
+        st = flip_region(g, lb->first_x[l], y, lb->size[l], lb->walls, &stack, fast);
     }
     cg__free(stack.v);
     return st;
@@ -936,12 +966,13 @@ cg_status cg__flip_regions_unless(cg_grid *g, const cg__labeller *lb, const uint
 {
     span_stack stack = {0};
     cg_status st = CG_OK;
+    const int fast = cg__regions_popcnt();
     uint32_t y = 0;
     for (size_t l = 0; l < lb->n && st == CG_OK; l++) {
         if (lb->parent[l] != l || keep[l] || (lb->walls && l == 0))
             continue;
         y = label_row(lb, (uint32_t)l, y);
-        st = flip_region(g, lb->first_x[l], y, lb->size[l], lb->walls, &stack);
+        st = flip_region(g, lb->first_x[l], y, lb->size[l], lb->walls, &stack, fast);
     }
     cg__free(stack.v);
     return st;
