@@ -12,6 +12,9 @@
 #include "oracle.h"
 #include "testutil.h"
 #include "region_oracle.h"
+/* The test-only hook that forces a kernel code path (cg__set_kernel_path):
+ * the labeller's VBMI2 copy runs on the AVX-512 VBMI2 path only. */
+#include "core/cpu.h"
 
 /* Internal entry points (src/regions/regions.h), used by placement and --stats. */
 cg_status cg__floor_regions(const cg_grid *g, uint64_t *count, uint64_t *largest);
@@ -20,13 +23,13 @@ cg_status cg__keep_largest_floor(cg_grid *g);
 void cg__regions_force_base(int on);
 
 static const int sizes[][2] = {
-    {1, 1},   {1, 2},   {2, 1},   {1, 77},   {77, 1},   {2, 2},     {3, 3},
-    {5, 7},   {63, 9},  {64, 9},  {65, 9},   {127, 5},  {128, 4},   {129, 6},
-    {63, 63}, {64, 64}, {65, 65}, {130, 31}, {191, 17}, {300, 200},
+    {1, 1},   {1, 2},    {2, 1},   {1, 77},  {77, 1},   {2, 2},     {3, 3},   {5, 7},
+    {63, 9},  {64, 9},   {65, 9},  {127, 5}, {128, 4},  {129, 6},   {63, 63}, {64, 64},
+    {65, 65}, {130, 31}, {131, 7}, {7, 131}, {191, 17}, {300, 200},
 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
-static const int64_t thresholds[] = {0, 1, 2, 3, 5, 12, 40, 1000000000};
+static const int64_t thresholds[] = {0, 1, 2, 3, 5, 12, 40, 50, 1000000000};
 #define NTHRESHOLDS (sizeof thresholds / sizeof thresholds[0])
 
 /* A random map: noise at a density, optionally smoothed into caves with the
@@ -114,6 +117,135 @@ static void the_baseline_labelling_loop_matches_the_oracle_too(void **state)
     differential("remove-floor", ro_remove_floor, 1);
     differential("remove-walls", ro_remove_walls, 1);
     cg__regions_force_base(0);
+}
+
+/* The copies of the labelling loop, forced in turn: the baseline ISA, the
+ * POPCNT/BMI one (any kernel path but AVX-512 VBMI2) and the VBMI2 one
+ * (VPCOMPRESSB, VPOPCNTQ), each where this machine runs it. */
+enum { LOOP_BASE, LOOP_POPCNT, LOOP_VBMI2, LOOPS };
+
+static int force_loop(int loop)
+{
+    cg__regions_force_base(loop == LOOP_BASE);
+    int path = loop == LOOP_VBMI2 ? CG__PATH_AVX512VBMI2 : CG__PATH_SCALAR;
+    return cg__kernel_path_available(path) ? cg__set_kernel_path(path) : -1;
+}
+
+static void unforce_loops(void)
+{
+    cg__regions_force_base(0);
+    assert_int_equal(cg__set_kernel_path(CG__PATH_AUTO), 0);
+}
+
+/* Maps the random ones rarely give, cell (x, y) of pattern k: all wall, all
+ * floor, the two checkerboards (every cell its own region), vertical and
+ * horizontal stripes, diagonal bands. */
+static uint8_t pattern_cell(int k, int x, int y)
+{
+    const int v[] = {1, 0, (x + y) & 1, 1 - ((x + y) & 1), x % 3 == 0, y % 2 == 0,
+                     (x + 2 * y) % 5 < 2};
+    return (uint8_t)v[k];
+}
+
+static uint8_t *pattern_map(int w, int h, int k)
+{
+    uint8_t *cells = tu_alloc_cells(w, h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            cells[(size_t)y * (size_t)w + (size_t)x] = pattern_cell(k, x, y);
+    return cells;
+}
+
+#define PATTERNS 7
+
+static void every_labelling_loop_matches_the_oracle_on_patterns(void **state)
+{
+    (void)state;
+    static const int dims[][2] = {{1, 1},  {1, 77},  {77, 1},  {63, 5},    {64, 5},
+                                  {65, 5}, {131, 9}, {9, 131}, {131, 131}, {200, 150}};
+    static const int64_t mins[] = {1, 2, 50, 1000000000};
+    int ran = 0;
+    for (int loop = 0; loop < LOOPS; loop++) {
+        if (force_loop(loop) != 0)
+            continue;
+        ran++;
+        for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+            int w = dims[d][0], h = dims[d][1];
+            for (int k = 0; k < PATTERNS; k++) {
+                uint8_t *cells = pattern_map(w, h, k);
+                for (size_t m = 0; m < sizeof mins / sizeof mins[0]; m++) {
+                    char step[64];
+                    snprintf(step, sizeof step, "remove-floor min=%lld", (long long)mins[m]);
+                    check_step(cells, w, h, step, ro_remove_floor, mins[m]);
+                    snprintf(step, sizeof step, "remove-walls min=%lld", (long long)mins[m]);
+                    check_step(cells, w, h, step, ro_remove_walls, mins[m]);
+                }
+                check_step(cells, w, h, "keep-largest", oracle_keep_largest, 0);
+                int64_t want_largest;
+                int want = ro_floor_regions(cells, w, h, &want_largest);
+                cg_grid *g = tu_grid_from_cells(cells, w, h);
+                uint64_t count = 99, largest = 99;
+                assert_int_equal(cg__floor_regions(g, &count, &largest), CG_OK);
+                assert_int_equal(count, (uint64_t)want);
+                assert_int_equal(largest, (uint64_t)want_largest);
+                cg_grid_free(g);
+                free(cells);
+            }
+        }
+    }
+    unforce_loops();
+    assert_true(ran >= 2); /* the baseline and one more everywhere */
+}
+
+/* The random maps of the tests above, through every copy of the loop. */
+static void every_labelling_loop_matches_the_oracle_on_random_maps(void **state)
+{
+    (void)state;
+    for (int loop = 0; loop < LOOPS; loop++) {
+        if (force_loop(loop) != 0)
+            continue;
+        differential("remove-floor", ro_remove_floor, 1);
+        differential("remove-walls", ro_remove_walls, 1);
+        differential("keep-largest", oracle_keep_largest, 0);
+    }
+    unforce_loops();
+}
+
+/* Regions of up to 256 cells are first looked for in a window of 64 columns
+ * around their first cell; pieces that leave it on either side (a bar, an
+ * L whose foot runs far left, a staircase) must come out whole too. */
+static void small_regions_leaving_their_window_are_removed_whole(void **state)
+{
+    (void)state;
+    static const int widths[] = {64, 65, 131, 300};
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        const int w = widths[i], h = 40;
+        for (int kind = 0; kind < 2; kind++) {
+            /* Pieces of `piece` on a background of the other kind. */
+            const uint8_t piece = (uint8_t)kind, back = (uint8_t)(1 - kind);
+            uint8_t *cells = tu_alloc_cells(w, h);
+            memset(cells, back, (size_t)w * (size_t)h);
+            int x0 = w > 100 ? 100 : w - 60;
+            for (int x = x0; x < x0 + 58 && x < w - 1; x++) /* a bar of 58 */
+                cells[2 * w + x] = piece;
+            for (int y = 5; y < 12; y++) /* an L: a column, then a foot to the left */
+                cells[y * w + w - 3] = piece;
+            for (int x = w - 3; x > w - 3 - 50 && x > 0; x--)
+                cells[12 * w + x] = piece;
+            for (int k = 0; k < 20 && 16 + k < h - 1 && 2 + 2 * k < w - 2; k++) {
+                cells[(16 + k) * w + 2 + 2 * k] = piece; /* a staircase */
+                cells[(16 + k) * w + 3 + 2 * k] = piece;
+                cells[(17 + k) * w + 3 + 2 * k] = piece;
+            }
+            for (int m = 30; m <= 70; m += 20) {
+                char step[64];
+                snprintf(step, sizeof step, "%s min=%d", kind ? "remove-walls" : "remove-floor", m);
+                check_step(cells, w, h, step, kind ? ro_remove_walls : ro_remove_floor, m);
+            }
+            check_step(cells, w, h, "keep-largest", oracle_keep_largest, 0);
+            free(cells);
+        }
+    }
 }
 
 static void floor_region_counts_match_the_oracle(void **state)
@@ -359,6 +491,9 @@ int main(void)
         cmocka_unit_test(remove_walls_matches_the_flood_fill_oracle),
         cmocka_unit_test(keep_largest_matches_the_flood_fill_oracle),
         cmocka_unit_test(the_baseline_labelling_loop_matches_the_oracle_too),
+        cmocka_unit_test(every_labelling_loop_matches_the_oracle_on_patterns),
+        cmocka_unit_test(every_labelling_loop_matches_the_oracle_on_random_maps),
+        cmocka_unit_test(small_regions_leaving_their_window_are_removed_whole),
         cmocka_unit_test(floor_region_counts_match_the_oracle),
         cmocka_unit_test(after_removal_no_region_is_smaller_than_the_threshold),
         cmocka_unit_test(regions_are_four_connected_not_diagonal),

@@ -41,7 +41,9 @@ cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook 
 void cg__labeller_free(cg__labeller *lb);
 
 /* TEST/BENCH ONLY, not thread-safe: nonzero makes cg__label and connect
- * use their baseline-ISA loops even where the POPCNT/BMI ones could run. */
+ * use their baseline-ISA loops even where the POPCNT/BMI ones could run.
+ * (cg__label's AVX-512 VBMI2 copy runs only on that kernel path:
+ * cg__set_kernel_path, core/cpu.h, forces it off.) */
 void cg__regions_force_base(int on);
 
 /* Nonzero when the POPCNT/BMI loops run (x86-64 with those instructions,
