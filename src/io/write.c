@@ -130,7 +130,7 @@ cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_writ
     if (o->max_memory)
         cg__budget_begin(&budget, o->max_memory);
     const cg__format_def *d = def_of(o->format);
-    cg__write_args args = {scale, o->columns, in, write, ctx, diag};
+    cg__write_args args = {scale, o->columns, in, write, ctx, diag, NULL};
     st = CG_EINVAL;
     if (d)
         st = d->write(grid, &args);
