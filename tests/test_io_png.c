@@ -623,7 +623,7 @@ static int pngcheck_ok(const tu_buf *b)
 static void png_stripes_give_the_bytes_of_one_thread(void **state)
 {
     (void)state;
-    static const int sizes[][2] = {{1, 500}, {500, 1}, {63, 40}, {64, 41}, {65, 39},
+    static const int sizes[][2] = {{1, 500},  {500, 1}, {63, 40},  {64, 41}, {65, 39},
                                    {131, 17}, {9, 300}, {200, 64}, {7, 7}};
     static const uint32_t scales[] = {1, 2, 5};
     uint64_t rng = 21;
@@ -652,8 +652,8 @@ static void png_stripes_give_the_bytes_of_one_thread(void **state)
                 write_png_par(g, scales[k], threads_for, &threads);
                 if (one.len != shuffled.len || memcmp(one.data, shuffled.data, one.len) ||
                     one.len != threads.len || memcmp(one.data, threads.data, one.len)) {
-                    print_error("%dx%d (kind %d) at scale %u: the bytes depend on the loop\n", w,
-                                h, kind, scales[k]);
+                    print_error("%dx%d (kind %d) at scale %u: the bytes depend on the loop\n", w, h,
+                                kind, scales[k]);
                     fail();
                 }
                 assert_int_equal(pngcheck_ok(&one), 0);

@@ -323,8 +323,8 @@ static void build_codes(const uint8_t *len, int n, uint16_t *code)
 
 /* The symbols of the stream, counted (pass 1) or written (pass 2): `emit`
  * is a constant in each caller, so each pass gets its own straight code. */
-static inline __attribute__((always_inline)) void lit(struct enc *e, struct part *pt, struct bw *w, unsigned v,
-                                                      const int emit)
+static inline __attribute__((always_inline)) void lit(struct enc *e, struct part *pt, struct bw *w,
+                                                      unsigned v, const int emit)
 {
     if (emit)
         put(e, pt, w, e->code[v], e->len[v]);
@@ -334,8 +334,8 @@ static inline __attribute__((always_inline)) void lit(struct enc *e, struct part
 
 /* A match of length 3..258 at distance 1 (distance code 0, whose code is the
  * single bit 0). */
-static inline __attribute__((always_inline)) void match(struct enc *e, struct part *pt, struct bw *w, unsigned l,
-                                                        const int emit)
+static inline __attribute__((always_inline)) void match(struct enc *e, struct part *pt,
+                                                        struct bw *w, unsigned l, const int emit)
 {
     unsigned s = e->lsym[l];
     if (emit)
@@ -345,8 +345,8 @@ static inline __attribute__((always_inline)) void match(struct enc *e, struct pa
         e->freq[s]++;
 }
 
-static inline __attribute__((always_inline)) void flush_run(struct enc *e, struct part *pt, struct bw *w,
-                                                            const int emit)
+static inline __attribute__((always_inline)) void flush_run(struct enc *e, struct part *pt,
+                                                            struct bw *w, const int emit)
 {
     uint64_t n = pt->run;
     while (n >= 3) {
@@ -360,8 +360,8 @@ static inline __attribute__((always_inline)) void flush_run(struct enc *e, struc
 }
 
 /* n copies of byte u, in the parse (the checksum is kept apart). */
-static inline __attribute__((always_inline)) void run_of(struct enc *e, struct part *pt, struct bw *w, unsigned u,
-                                                         uint64_t n, const int emit)
+static inline __attribute__((always_inline)) void
+run_of(struct enc *e, struct part *pt, struct bw *w, unsigned u, uint64_t n, const int emit)
 {
     if ((int)u == pt->prev) {
         pt->run += n;
@@ -384,9 +384,8 @@ static void adler_same(struct part *pt, unsigned u, uint64_t n)
     pt->a = (a + nm * u) % ADLER_MOD;
 }
 
-static inline __attribute__((always_inline)) void put_bytes(struct enc *e, struct part *pt, struct bw *w,
-                                                            const uint8_t *s, size_t n,
-                                                            const int emit)
+static inline __attribute__((always_inline)) void
+put_bytes(struct enc *e, struct part *pt, struct bw *w, const uint8_t *s, size_t n, const int emit)
 {
     for (size_t i = 0; i < n; i++) {
         if (s[i] == pt->prev) {
@@ -414,9 +413,8 @@ static inline __attribute__((always_inline)) void put_bytes(struct enc *e, struc
 /* Bytes s[0..n) that are mostly zeros (a row minus the row above it):
  * stretches of zeros go in as runs, in O(1) each, the rest byte by byte.
  * The same symbols and checksum as put_bytes. */
-static inline __attribute__((always_inline)) void put_sparse(struct enc *e, struct part *pt, struct bw *w,
-                                                             const uint8_t *s, size_t n,
-                                                             const int emit)
+static inline __attribute__((always_inline)) void
+put_sparse(struct enc *e, struct part *pt, struct bw *w, const uint8_t *s, size_t n, const int emit)
 {
     size_t i = 0;
     while (i < n) {
@@ -530,9 +528,8 @@ static inline uint8_t group_of(const uint64_t *r, size_t j)
 /* One pass over cell rows y0..y1-1 of the image: every cell row as its
  * pixel row (filter None) and scale-1 copies (filter Up, so zeros); the
  * cell rows that markers' glyphs cross pixel row by pixel row. */
-static inline __attribute__((always_inline)) void parse_image(struct enc *e, struct part *pt,
-                                                              struct bw *w, uint32_t y0,
-                                                              uint32_t y1, const int emit)
+static inline __attribute__((always_inline)) void
+parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t y1, const int emit)
 {
     const cg_grid *g = e->g;
     const size_t bytes8 = e->bytes8, nfull = e->nfull, rem = e->rem;
@@ -887,8 +884,8 @@ static void write_stripes(struct enc *e, const cg__par *par, uint64_t est_bytes)
         for (uint32_t k = 0; k < n; k++) {
             struct part *pt = &e->slots[k];
             while (pt->overflow) {
-                uint8_t *more = pt->cap <= SIZE_MAX / 4 ? cg__realloc(pt->buf, 2 * pt->cap + 64)
-                                                        : NULL;
+                uint8_t *more =
+                    pt->cap <= SIZE_MAX / 4 ? cg__realloc(pt->buf, 2 * pt->cap + 64) : NULL;
                 if (!more)
                     png_error(e->png, "out of memory");
                 pt->buf = more;
