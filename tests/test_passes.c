@@ -2,11 +2,11 @@
  * way a big map runs them, against the second buffer that small maps use:
  * the same cells, frame and tail bits and markers for every rule, size,
  * seed and parallel loop (none, out of order, threads). */
-#include <cmocka.h>
-#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
 
 #include <pthread.h>
 #include <stdatomic.h>
