@@ -178,18 +178,18 @@ static void emit_idat(png_structp png, const uint8_t *out, size_t len)
         png_write_chunk(png, (png_const_bytep) "IDAT", out, len);
 }
 
-/* The output reached w->limit: a direct part writes what it has as an IDAT
- * chunk; a buffered one is full, and goes on over its start (it is made
- * again with a larger buffer). */
-static void __attribute__((noinline)) spill(const struct enc *e, struct part *s, struct bw *w)
+/* The output reached the writer's limit at p: a direct part writes what it
+ * has as an IDAT chunk; a buffered one is full, and goes on over its start
+ * (it is made again with a larger buffer). Returns where to go on. Takes p,
+ * not the bit writer, so that the writer stays in registers. */
+static uint8_t *__attribute__((noinline)) spill(const struct enc *e, struct part *s, uint8_t *p)
 {
     if (s->direct) {
-        emit_idat(e->png, e->out, (size_t)(w->p - e->out));
-        w->p = e->out;
-    } else {
-        s->overflow = 1;
-        w->p = s->buf;
+        emit_idat(e->png, e->out, (size_t)(p - e->out));
+        return e->out;
     }
+    s->overflow = 1;
+    return s->buf;
 }
 
 /* Appends n <= 56 bits (LSB first, RFC 1951 3.1.1). */
@@ -209,7 +209,7 @@ static inline __attribute__((always_inline)) void put(const struct enc *e, struc
     w->bits = whole ? w->bits >> (8 * whole) : w->bits;
     w->nbits &= 7;
     if (w->p >= w->limit)
-        spill(e, s, w);
+        w->p = spill(e, s, w->p);
 }
 
 /* ------------------------------------------------------------ Huffman */
@@ -817,11 +817,14 @@ struct round {
 static void stripe_task(void *arg, size_t k)
 {
     const struct round *r = arg;
-    struct part *pt = &r->e->slots[k];
-    struct bw w = {0, 0, pt->buf, pt->buf + pt->cap};
-    pt->overflow = 0;
-    compress_stripe(r->e, pt, &w, r->first + (uint32_t)k);
-    pt->len = (size_t)(w.p - pt->buf);
+    /* The parse state is written at every byte: a copy on this thread's
+     * stack, not the slot beside other threads' slots (false sharing). */
+    struct part pt = r->e->slots[k];
+    struct bw w = {0, 0, pt.buf, pt.buf + pt.cap};
+    pt.overflow = 0;
+    compress_stripe(r->e, &pt, &w, r->first + (uint32_t)k);
+    pt.len = (size_t)(w.p - pt.buf);
+    r->e->slots[k] = pt;
 }
 
 /* Bytes of the zlib stream into IDAT chunks of exactly IDAT_BYTES, the last
