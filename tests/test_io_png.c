@@ -695,6 +695,27 @@ static void png_stripes_larger_than_predicted_are_made_again(void **state)
     cg_grid_free(g);
 }
 
+/* cg_write_options.parallel reaches the PNG writer: a map of 4 million cells
+ * (several stripes by default) has the same bytes with and without it. */
+static void png_write_options_parallel_gives_the_same_bytes(void **state)
+{
+    (void)state;
+    uint64_t rng = 23;
+    cg_grid *g = random_grid(2048, 2049, &rng);
+    cg_write_options plain = {.format = CG_FORMAT_PNG, .scale = 2};
+    cg_write_options threaded = plain;
+    threaded.parallel = threads_for;
+    tu_buf one = {0}, threads = {0};
+    assert_int_equal(cg_write(g, &plain, tu_buf_write, &one, NULL), CG_OK);
+    assert_int_equal(cg_write(g, &threaded, tu_buf_write, &threads, NULL), CG_OK);
+    assert_int_equal(one.len, threads.len);
+    assert_memory_equal(one.data, threads.data, one.len);
+    assert_int_equal(pngcheck_ok(&one), 0);
+    tu_buf_free(&one);
+    tu_buf_free(&threads);
+    cg_grid_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -713,6 +734,7 @@ int main(void)
         cmocka_unit_test(png_markers_are_visible_at_the_default_scale),
         cmocka_unit_test(png_stripes_give_the_bytes_of_one_thread),
         cmocka_unit_test(png_stripes_larger_than_predicted_are_made_again),
+        cmocka_unit_test(png_write_options_parallel_gives_the_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
