@@ -140,11 +140,7 @@ struct enc {
 
 /* One stripe's parse and output: the encoder's state that is not shared. */
 struct part {
-    /* Parse state: the last byte of the stream (-1: none yet) and how many
-     * more copies of it are pending as a run. */
-    int prev;
-    uint64_t run;
-    /* Adler-32 (RFC 1950) of the stripe's uncompressed bytes. */
+    /* Adler-32 (RFC 1950) of the stripe's uncompressed bytes, at its end. */
     uint64_t a, b;
     /* Pixel rows crossed by markers' glyphs, byte by byte: the row, the
      * one before it, and their difference (the Up filter). */
@@ -321,6 +317,17 @@ static void build_codes(const uint8_t *len, int n, uint16_t *code)
 
 /* ------------------------------------------------------------ parse */
 
+/* The parse state: the last byte of the stream (-1: none yet), how many
+ * more copies of it are pending as a run, and the Adler-32 (RFC 1950) of the
+ * bytes so far. A local of parse_image, passed only to inlined functions,
+ * so that it stays in registers (the output's byte stores could alias it in
+ * memory). */
+struct ps {
+    int prev;
+    uint64_t run;
+    uint64_t a, b;
+};
+
 /* The symbols of the stream, counted (pass 1) or written (pass 2): `emit`
  * is a constant in each caller, so each pass gets its own straight code. */
 static inline __attribute__((always_inline)) void lit(struct enc *e, struct part *pt, struct bw *w,
@@ -345,68 +352,68 @@ static inline __attribute__((always_inline)) void match(struct enc *e, struct pa
         e->freq[s]++;
 }
 
-static inline __attribute__((always_inline)) void flush_run(struct enc *e, struct part *pt,
-                                                            struct bw *w, const int emit)
+static inline __attribute__((always_inline)) void
+flush_run(struct enc *e, struct part *pt, struct ps *ps, struct bw *w, const int emit)
 {
-    uint64_t n = pt->run;
+    uint64_t n = ps->run;
     while (n >= 3) {
         unsigned l = n > 258 ? 258 : (unsigned)n;
         match(e, pt, w, l, emit);
         n -= l;
     }
     while (n--)
-        lit(e, pt, w, (unsigned)pt->prev, emit);
-    pt->run = 0;
+        lit(e, pt, w, (unsigned)ps->prev, emit);
+    ps->run = 0;
 }
 
 /* n copies of byte u, in the parse (the checksum is kept apart). */
 static inline __attribute__((always_inline)) void
-run_of(struct enc *e, struct part *pt, struct bw *w, unsigned u, uint64_t n, const int emit)
+run_of(struct enc *e, struct part *pt, struct ps *ps, struct bw *w, unsigned u, uint64_t n, const int emit)
 {
-    if ((int)u == pt->prev) {
-        pt->run += n;
+    if ((int)u == ps->prev) {
+        ps->run += n;
     } else {
-        flush_run(e, pt, w, emit);
+        flush_run(e, pt, ps, w, emit);
         lit(e, pt, w, u, emit);
-        pt->prev = (int)u;
-        pt->run = n - 1;
+        ps->prev = (int)u;
+        ps->run = n - 1;
     }
 }
 
 /* The Adler-32 sums after n copies of byte u: a += n*u, b += n*a +
  * u*n(n+1)/2, mod 65521 (RFC 1950 8.2). */
-static void adler_same(struct part *pt, unsigned u, uint64_t n)
+static void adler_same(struct ps *ps, unsigned u, uint64_t n)
 {
-    uint64_t a = pt->a % ADLER_MOD, nm = n % ADLER_MOD;
+    uint64_t a = ps->a % ADLER_MOD, nm = n % ADLER_MOD;
     uint64_t tri = (n & 1) ? nm * (((n + 1) / 2) % ADLER_MOD)
                            : ((n / 2) % ADLER_MOD) * ((n + 1) % ADLER_MOD);
-    pt->b = (pt->b % ADLER_MOD + nm * a + tri % ADLER_MOD * u) % ADLER_MOD;
-    pt->a = (a + nm * u) % ADLER_MOD;
+    ps->b = (ps->b % ADLER_MOD + nm * a + tri % ADLER_MOD * u) % ADLER_MOD;
+    ps->a = (a + nm * u) % ADLER_MOD;
 }
 
 static inline __attribute__((always_inline)) void
-put_bytes(struct enc *e, struct part *pt, struct bw *w, const uint8_t *s, size_t n, const int emit)
+put_bytes(struct enc *e, struct part *pt, struct ps *ps, struct bw *w, const uint8_t *s, size_t n, const int emit)
 {
     for (size_t i = 0; i < n; i++) {
-        if (s[i] == pt->prev) {
-            pt->run++;
+        if (s[i] == ps->prev) {
+            ps->run++;
         } else {
-            flush_run(e, pt, w, emit);
+            flush_run(e, pt, ps, w, emit);
             lit(e, pt, w, s[i], emit);
-            pt->prev = s[i];
+            ps->prev = s[i];
         }
         if (emit) {
-            pt->a += s[i];
-            pt->b += pt->a;
+            ps->a += s[i];
+            ps->b += ps->a;
             if ((i & 4095) == 4095) {
-                pt->a %= ADLER_MOD;
-                pt->b %= ADLER_MOD;
+                ps->a %= ADLER_MOD;
+                ps->b %= ADLER_MOD;
             }
         }
     }
     if (emit) {
-        pt->a %= ADLER_MOD;
-        pt->b %= ADLER_MOD;
+        ps->a %= ADLER_MOD;
+        ps->b %= ADLER_MOD;
     }
 }
 
@@ -414,7 +421,7 @@ put_bytes(struct enc *e, struct part *pt, struct bw *w, const uint8_t *s, size_t
  * stretches of zeros go in as runs, in O(1) each, the rest byte by byte.
  * The same symbols and checksum as put_bytes. */
 static inline __attribute__((always_inline)) void
-put_sparse(struct enc *e, struct part *pt, struct bw *w, const uint8_t *s, size_t n, const int emit)
+put_sparse(struct enc *e, struct part *pt, struct ps *ps, struct bw *w, const uint8_t *s, size_t n, const int emit)
 {
     size_t i = 0;
     while (i < n) {
@@ -424,15 +431,15 @@ put_sparse(struct enc *e, struct part *pt, struct bw *w, const uint8_t *s, size_
         while (j < n && s[j] == 0)
             j++;
         if (j > i) {
-            run_of(e, pt, w, 0, j - i, emit);
+            run_of(e, pt, ps, w, 0, j - i, emit);
             if (emit)
-                adler_same(pt, 0, j - i);
+                adler_same(ps, 0, j - i);
             i = j;
             continue;
         }
         while (j < n && s[j] != 0)
             j++;
-        put_bytes(e, pt, w, s + i, j - i, emit);
+        put_bytes(e, pt, ps, w, s + i, j - i, emit);
         i = j;
     }
 }
@@ -537,8 +544,7 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
     size_t lo = 0, hi = 0; /* the markers whose glyphs can cross this cell row */
     /* Counting looks at every step-th cell row only (see write_image). */
     const uint32_t step = emit || g->h <= 256 ? 1 : g->h / 256;
-    pt->prev = -1;
-    pt->run = 0;
+    struct ps state = {-1, 0, 1, 0}, *ps = &state;
     for (uint32_t y = y0; y < y1; y++) {
         const uint64_t *r = cg__row(g, y);
         if (y % step)
@@ -560,68 +566,70 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
                     out = pt->diff;
                     filter = 2;
                 }
-                run_of(e, pt, w, filter, 1, emit);
+                run_of(e, pt, ps, w, filter, 1, emit);
                 if (emit)
-                    adler_same(pt, filter, 1);
+                    adler_same(ps, filter, 1);
                 if (filter)
-                    put_sparse(e, pt, w, out, e->rowbytes, emit);
+                    put_sparse(e, pt, ps, w, out, e->rowbytes, emit);
                 else
-                    put_bytes(e, pt, w, out, e->rowbytes, emit);
+                    put_bytes(e, pt, ps, w, out, e->rowbytes, emit);
                 uint8_t *t = pt->above;
                 pt->above = pt->row;
                 pt->row = t;
             }
             continue;
         }
-        run_of(e, pt, w, 0, 1, emit); /* filter None */
+        run_of(e, pt, ps, w, 0, 1, emit); /* filter None */
         if (emit)
-            adler_same(pt, 0, 1);
-        for (size_t j = 0; j < nfull; j++) {
-            unsigned v = group_of(r, j);
-            const uint8_t *px = table + v * bytes8;
-            if (e->uniform[v]) {
-                run_of(e, pt, w, px[0], bytes8, emit);
-            } else {
-                flush_run(e, pt, w, emit);
-                if (!emit) {
-                    e->gcount[v]++;
-                } else if (e->glen[v]) {
-                    put(e, pt, w, e->gbits[v], e->glen[v]);
+            adler_same(ps, 0, 1);
+        /* The groups word by word: group j is byte j % 8 of word j / 8. */
+        for (size_t j = 0, q = 0; j < nfull; q++) {
+            uint64_t word = r[q];
+            for (const size_t end = nfull - j < 8 ? nfull : j + 8; j < end; j++, word >>= 8) {
+                unsigned v = (unsigned)(word & 0xff);
+                const uint8_t *px = table + v * bytes8;
+                if (e->uniform[v]) {
+                    run_of(e, pt, ps, w, px[0], bytes8, emit);
                 } else {
-                    for (size_t i = 0; i < bytes8; i++)
-                        put(e, pt, w, e->code[px[i]], e->len[px[i]]);
+                    flush_run(e, pt, ps, w, emit);
+                    if (!emit) {
+                        e->gcount[v]++;
+                    } else if (e->glen[v]) {
+                        put(e, pt, w, e->gbits[v], e->glen[v]);
+                    } else {
+                        for (size_t i = 0; i < bytes8; i++)
+                            put(e, pt, w, e->code[px[i]], e->len[px[i]]);
+                    }
+                    ps->prev = px[bytes8 - 1];
                 }
-                pt->prev = px[bytes8 - 1];
+                if (emit) {
+                    ps->b += bytes8 * ps->a + e->gwsum[v];
+                    ps->a += e->gsum[v];
+                }
             }
-            if (emit) {
-                pt->b += bytes8 * pt->a + e->gwsum[v];
-                pt->a += e->gsum[v];
-                if ((j & 4095) == 4095) {
-                    pt->a %= ADLER_MOD;
-                    pt->b %= ADLER_MOD;
-                }
+            if (emit && (q & 511) == 511) { /* every 4096 groups */
+                ps->a %= ADLER_MOD;
+                ps->b %= ADLER_MOD;
             }
         }
         if (emit) {
-            pt->a %= ADLER_MOD;
-            pt->b %= ADLER_MOD;
+            ps->a %= ADLER_MOD;
+            ps->b %= ADLER_MOD;
         }
         if (rem)
-            put_bytes(e, pt, w, table + group_of(r, nfull) * bytes8, rem, emit);
+            put_bytes(e, pt, ps, w, table + group_of(r, nfull) * bytes8, rem, emit);
         for (uint32_t k = 1; k < e->scale; k++) {
-            run_of(e, pt, w, 2, 1, emit); /* filter Up: the row above again */
-            run_of(e, pt, w, 0, e->rowbytes, emit);
+            run_of(e, pt, ps, w, 2, 1, emit); /* filter Up: the row above again */
+            run_of(e, pt, ps, w, 0, e->rowbytes, emit);
             if (emit) {
-                adler_same(pt, 2, 1);
-                adler_same(pt, 0, e->rowbytes);
+                adler_same(ps, 2, 1);
+                adler_same(ps, 0, e->rowbytes);
             }
         }
     }
-    flush_run(e, pt, w, emit);
-    if (emit) {
-        pt->a %= ADLER_MOD;
-        pt->b %= ADLER_MOD;
-    }
+    flush_run(e, pt, ps, w, emit);
+    pt->a = ps->a % ADLER_MOD;
+    pt->b = ps->b % ADLER_MOD;
 }
 
 /* ------------------------------------------------------------ the block */
@@ -794,8 +802,6 @@ static void compress_stripe(struct enc *e, struct part *pt, struct bw *w, uint32
         put(e, pt, w, 0x01, 8); /* FLG: (0x78 * 256 + 0x01) % 31 == 0 */
     }
     put_header(e, pt, w, (unsigned)last);
-    pt->a = 1;
-    pt->b = 0;
     parse_image(e, pt, w, pt->y0, pt->y1, 1);
     put(e, pt, w, e->code[EOB], e->len[EOB]);
     if (!last)
