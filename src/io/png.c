@@ -367,8 +367,9 @@ flush_run(struct enc *e, struct part *pt, struct ps *ps, struct bw *w, const int
 }
 
 /* n copies of byte u, in the parse (the checksum is kept apart). */
-static inline __attribute__((always_inline)) void
-run_of(struct enc *e, struct part *pt, struct ps *ps, struct bw *w, unsigned u, uint64_t n, const int emit)
+static inline __attribute__((always_inline)) void run_of(struct enc *e, struct part *pt,
+                                                         struct ps *ps, struct bw *w, unsigned u,
+                                                         uint64_t n, const int emit)
 {
     if ((int)u == ps->prev) {
         ps->run += n;
@@ -391,8 +392,10 @@ static void adler_same(struct ps *ps, unsigned u, uint64_t n)
     ps->a = (a + nm * u) % ADLER_MOD;
 }
 
-static inline __attribute__((always_inline)) void
-put_bytes(struct enc *e, struct part *pt, struct ps *ps, struct bw *w, const uint8_t *s, size_t n, const int emit)
+static inline __attribute__((always_inline)) void put_bytes(struct enc *e, struct part *pt,
+                                                            struct ps *ps, struct bw *w,
+                                                            const uint8_t *s, size_t n,
+                                                            const int emit)
 {
     for (size_t i = 0; i < n; i++) {
         if (s[i] == ps->prev) {
@@ -420,8 +423,10 @@ put_bytes(struct enc *e, struct part *pt, struct ps *ps, struct bw *w, const uin
 /* Bytes s[0..n) that are mostly zeros (a row minus the row above it):
  * stretches of zeros go in as runs, in O(1) each, the rest byte by byte.
  * The same symbols and checksum as put_bytes. */
-static inline __attribute__((always_inline)) void
-put_sparse(struct enc *e, struct part *pt, struct ps *ps, struct bw *w, const uint8_t *s, size_t n, const int emit)
+static inline __attribute__((always_inline)) void put_sparse(struct enc *e, struct part *pt,
+                                                             struct ps *ps, struct bw *w,
+                                                             const uint8_t *s, size_t n,
+                                                             const int emit)
 {
     size_t i = 0;
     while (i < n) {
