@@ -665,6 +665,17 @@ static void png_stripes_give_the_bytes_of_one_thread(void **state)
             cg_grid_free(g);
         }
     }
+    /* A write that fails in the middle of the stripes: CG_EIO. */
+    uint64_t rng2 = 24;
+    cg_grid *g = random_grid(300, 200, &rng2);
+    for (int at = 1; at < 40; at += 7) {
+        tu_buf failing = {.fail_at = at};
+        cg__par par = {threads_for, NULL};
+        cg_diag diag = {0};
+        assert_int_equal(cg__write_png(g, 2, &par, tu_buf_write, &failing, &diag), CG_EIO);
+        tu_buf_free(&failing);
+    }
+    cg_grid_free(g);
     cg__png_set_stripe_cells(0);
 }
 

@@ -34,6 +34,7 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "cells/par.h"
 #include "core/diag.h"
@@ -130,7 +131,6 @@ struct enc {
     uint16_t lsym[259];
     uint8_t lextra[259], lnextra[259];
     uint8_t *out; /* IDAT_BYTES (+ 64 of slack): the IDAT chunk being filled */
-    size_t fill;  /* bytes of it filled, in stripes (see write_stripes) */
     /* Stripes: their count, and the slots the stripes of a round are
      * compressed into (io/png.c, "Stripes"). */
     uint32_t nstripes;
@@ -151,6 +151,7 @@ struct part {
     int direct, overflow;
     uint8_t *buf;
     size_t cap, len;
+    uint32_t *crcs;  /* buffered: the CRC of each IDAT chunk of buf (cap / IDAT_BYTES + 1) */
     uint32_t y0, y1; /* the stripe's cell rows */
 };
 
@@ -835,29 +836,44 @@ static void stripe_task(void *arg, size_t k)
     pt.overflow = 0;
     compress_stripe(r->e, &pt, &w, r->first + (uint32_t)k);
     pt.len = (size_t)(w.p - pt.buf);
+    /* The stripe's IDAT chunks and their CRCs (over type and data, ISO
+     * 15948 5.3), here rather than on the writing thread. */
+    for (size_t i = 0; !pt.overflow && i * IDAT_BYTES < pt.len; i++) {
+        size_t n = pt.len - i * IDAT_BYTES < IDAT_BYTES ? pt.len - i * IDAT_BYTES : IDAT_BYTES;
+        uLong crc = crc32(crc32(0, (const Bytef *)"IDAT", 4), pt.buf + i * IDAT_BYTES, (uInt)n);
+        pt.crcs[i] = (uint32_t)crc;
+    }
     r->e->slots[k] = pt;
 }
 
-/* Bytes of the zlib stream into IDAT chunks of exactly IDAT_BYTES, the last
- * one shorter (written by finish_stream). */
-static void stream_bytes(struct enc *e, const uint8_t *p, size_t n)
+/* Bytes through the sink, as libpng's own writes go (a failure longjmps). */
+static void sink_bytes(struct enc *e, const void *p, size_t n)
 {
-    while (n) {
-        if (e->fill == 0 && n >= IDAT_BYTES) {
-            emit_idat(e->png, p, IDAT_BYTES);
-            p += IDAT_BYTES;
-            n -= IDAT_BYTES;
-            continue;
-        }
-        size_t k = IDAT_BYTES - e->fill < n ? IDAT_BYTES - e->fill : n;
-        memcpy(e->out + e->fill, p, k);
-        e->fill += k;
-        p += k;
-        n -= k;
-        if (e->fill == IDAT_BYTES) {
-            emit_idat(e->png, e->out, IDAT_BYTES);
-            e->fill = 0;
-        }
+    if (e->sink.write(e->sink.ctx, p, n) != 0) {
+        e->sink.failed = 1;
+        png_error(e->png, "write failed");
+    }
+}
+
+/* A stripe's bytes as IDAT chunks of IDAT_BYTES, the last one shorter, with
+ * the CRCs its task computed. */
+static void write_chunks(struct enc *e, const struct part *pt)
+{
+    for (size_t i = 0; i * IDAT_BYTES < pt->len; i++) {
+        size_t n = pt->len - i * IDAT_BYTES < IDAT_BYTES ? pt->len - i * IDAT_BYTES : IDAT_BYTES;
+        uint8_t head[8] = {(uint8_t)(n >> 24),
+                           (uint8_t)(n >> 16),
+                           (uint8_t)(n >> 8),
+                           (uint8_t)n,
+                           'I',
+                           'D',
+                           'A',
+                           'T'};
+        uint32_t c = pt->crcs[i];
+        uint8_t crc[4] = {(uint8_t)(c >> 24), (uint8_t)(c >> 16), (uint8_t)(c >> 8), (uint8_t)c};
+        sink_bytes(e, head, sizeof head);
+        sink_bytes(e, pt->buf + i * IDAT_BYTES, n);
+        sink_bytes(e, crc, sizeof crc);
     }
 }
 
@@ -875,7 +891,8 @@ static void write_stripes(struct enc *e, const cg__par *par, uint64_t est_bytes)
         struct part *pt = &e->slots[k];
         pt->cap = (size_t)cap;
         pt->buf = cg__malloc(pt->cap + 64);
-        if (!pt->buf)
+        pt->crcs = cg__malloc((pt->cap / IDAT_BYTES + 1) * sizeof *pt->crcs);
+        if (!pt->buf || !pt->crcs)
             png_error(e->png, "out of memory");
     }
     const uint64_t row_bytes = (uint64_t)e->scale * (e->rowbytes + 1);
@@ -903,18 +920,22 @@ static void write_stripes(struct enc *e, const cg__par *par, uint64_t est_bytes)
                 if (!more)
                     png_error(e->png, "out of memory");
                 pt->buf = more;
+                uint32_t *crcs =
+                    cg__realloc(pt->crcs, (2 * pt->cap / IDAT_BYTES + 1) * sizeof *crcs);
+                if (!crcs)
+                    png_error(e->png, "out of memory");
+                pt->crcs = crcs;
                 pt->cap *= 2;
                 stripe_task(&r, k);
             }
-            stream_bytes(e, pt->buf, pt->len);
+            write_chunks(e, pt);
             uint64_t len = (uint64_t)(pt->y1 - pt->y0) * row_bytes % ADLER_MOD;
             b = (b + pt->b + len * ((a + ADLER_MOD - 1) % ADLER_MOD)) % ADLER_MOD;
             a = (a + pt->a + ADLER_MOD - 1) % ADLER_MOD;
         }
     }
     uint8_t adler[4] = {(uint8_t)(b >> 8), (uint8_t)b, (uint8_t)(a >> 8), (uint8_t)a};
-    stream_bytes(e, adler, 4);
-    emit_idat(e->png, e->out, e->fill);
+    emit_idat(e->png, adler, 4); /* a chunk of its own: the end of the stream */
 }
 
 /* ------------------------------------------------------------ the image */
@@ -1067,6 +1088,7 @@ done:
             cg__free(e->slots[k].above);
             cg__free(e->slots[k].diff);
             cg__free(e->slots[k].buf);
+            cg__free(e->slots[k].crcs);
         }
         cg__free(e->slots);
         cg__free(e->out);
