@@ -773,8 +773,11 @@ static void put_header(const struct enc *e, struct part *pt, struct bw *w, unsig
  * stream, and its Adler-32 is combined from theirs (RFC 1950 8.2: for A
  * then B, b = b_A + b_B + len_B * (a_A - 1), a = a_A + a_B - 1). The stripes
  * depend on the image alone, never on the threads, so neither do the
- * bytes. An image under 4 * STRIPE_CELLS cells is one stripe, written as it
- * is made, as before stripes existed: the same bytes. */
+ * bytes. Each stripe's bytes are IDAT chunks of their own (IDAT_BYTES, the
+ * last one shorter), their CRCs computed by the stripe's task, so that the
+ * writing thread only writes; the Adler-32 is a last IDAT chunk of 4 bytes.
+ * An image under 4 * STRIPE_CELLS cells is one stripe, written as it is
+ * made, as before stripes existed: the same bytes. */
 #define STRIPE_CELLS (UINT64_C(1) << 20)
 #define MAX_STRIPES 1024u
 /* Stripes compressed at once, each into a buffer of its own; their bytes
