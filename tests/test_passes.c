@@ -157,6 +157,34 @@ static void in_place_passes_on_uniform_and_checkered_maps(void **state)
     }
 }
 
+/* A map that runs in place, then downscaled below the size that does: the
+ * passes after the downscale get a second buffer again, and the map is the
+ * same; the estimate still bounds the run. */
+static void in_place_then_double_buffered_after_a_downscale(void **state)
+{
+    (void)state;
+    const char *text = "fill 48\ngenerations 2 r1=5 r2=2\ndownscale 2\nsmooth 2 walls=5\n"
+                       "generations 1 r1=5 r2=-1";
+    cg__set_in_place_cells(UINT64_MAX);
+    cg_grid *want = run(text, 300, 200, 9, NULL, NULL);
+    cg__set_in_place_cells(600 * 400); /* the start, at twice the size */
+    cg_grid *got = run(text, 300, 200, 9, NULL, shuffled_for);
+    assert_true(same_words(want, got));
+    cg_pipeline *p = tu_pipeline(text);
+    cg_run_options o = {.seed = 9, .width = 300, .height = 200};
+    cg_run_info info;
+    cg_grid *g = NULL;
+    assert_int_equal(cg_pipeline_run(p, &o, &g, &info, NULL), CG_OK);
+    uint64_t estimate = 0;
+    assert_int_equal(cg_pipeline_memory(p, &o, &estimate), CG_OK);
+    assert_true(estimate <= info.peak_memory);
+    cg_grid_free(g);
+    cg_pipeline_free(p);
+    cg__set_in_place_cells(0);
+    cg_grid_free(want);
+    cg_grid_free(got);
+}
+
 /* A pipeline's memory estimate leaves out the second buffer exactly when
  * the run makes none: a budget of the run's peak is never refused. */
 static void in_place_runs_fit_a_budget_of_their_peak(void **state)
@@ -185,6 +213,7 @@ int main(void)
         cmocka_unit_test(in_place_passes_equal_the_second_buffer),
         cmocka_unit_test(in_place_passes_in_stripes_equal_the_second_buffer),
         cmocka_unit_test(in_place_passes_on_uniform_and_checkered_maps),
+        cmocka_unit_test(in_place_then_double_buffered_after_a_downscale),
         cmocka_unit_test(in_place_runs_fit_a_budget_of_their_peak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
