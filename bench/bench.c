@@ -236,7 +236,7 @@ static void time_writer(const char *name, const cg_grid *map, int png)
         cg_diag diag = {0};
         bytes = 0;
         double t0 = now();
-        cg_status st = png ? cg__write_png(map, 4, null_sink, &bytes, &diag)
+        cg_status st = png ? cg__write_png(map, 4, NULL, null_sink, &bytes, &diag)
                            : cg__write_ascii(map, null_sink, &bytes, &diag);
         t[r] = now() - t0;
         if (st != CG_OK)

@@ -4,6 +4,8 @@
  * pixel of a cell's block has that cell's palette index (0 wall, 1 floor),
  * and the markers' glyphs are drawn over them as docs/formats.md defines
  * them (a plain model of that definition below). */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen: pngcheck reads a file */
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,8 +13,15 @@
 #include <cmocka.h>
 
 #include <png.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "testutil.h"
+/* White box: the striped writer (its parallel loop and a smaller stripe
+ * for small test images). */
+#include "../src/cells/par.h"
+#include "../src/io/format.h"
+#include "../src/io/png.h"
 /* White box: the markers' symbols ('A'..'Z' for named kinds of points), set
  * directly where the public API has no way yet. */
 #include "../src/core/grid.h"
@@ -520,6 +529,204 @@ static void png_markers_are_visible_at_the_default_scale(void **state)
     cg_grid_free(g);
 }
 
+/* ------------------------------------------------------------ stripes */
+
+/* A parallel loop that runs the tasks out of order: last first, then the
+ * even ones, then the odd ones. */
+static void shuffled_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg)
+{
+    (void)ctx;
+    task(arg, n - 1);
+    for (size_t i = 0; i + 1 < n; i += 2)
+        task(arg, i);
+    for (size_t i = 1; i + 1 < n; i += 2)
+        task(arg, i);
+}
+
+/* A parallel loop on threads: three threads pull the indices. */
+typedef struct pulled {
+    void (*task)(void *arg, size_t i);
+    void *arg;
+    size_t n;
+    atomic_size_t next;
+} pulled;
+
+static void *pull(void *p)
+{
+    pulled *j = p;
+    for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->n;)
+        j->task(j->arg, i);
+    return NULL;
+}
+
+static void threads_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg)
+{
+    (void)ctx;
+    pulled j = {task, arg, n, 0};
+    pthread_t t[2];
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(pthread_create(&t[k], NULL, pull, &j), 0);
+    pull(&j);
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(pthread_join(t[k], NULL), 0);
+}
+
+static void write_png_par(const cg_grid *g, uint32_t scale, cg_parallel_fn fn, tu_buf *out)
+{
+    cg__par par = {fn, NULL};
+    cg_diag diag = {0};
+    memset(out, 0, sizeof *out);
+    assert_int_equal(cg__write_png(g, scale, &par, tu_buf_write, out, &diag), CG_OK);
+}
+
+/* The IDAT chunks in the PNG bytes. */
+static int count_idats(const tu_buf *b)
+{
+    int idats = 0;
+    for (size_t pos = 8; pos + 12 <= b->len;) {
+        const uint8_t *c = (const uint8_t *)b->data + pos;
+        size_t len = (size_t)c[0] << 24 | (size_t)c[1] << 16 | (size_t)c[2] << 8 | c[3];
+        idats += memcmp(c + 4, "IDAT", 4) == 0;
+        pos += len + 12;
+    }
+    return idats;
+}
+
+/* pngcheck, where it is installed, on the bytes: 0 if it finds no error. */
+static int pngcheck_ok(const tu_buf *b)
+{
+    static int have = -1;
+    if (have < 0)
+        have = system("command -v pngcheck > /dev/null 2>&1") == 0;
+    if (!have)
+        return 0;
+    char path[] = "/tmp/cavegen_png_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b->data, 1, b->len, f), b->len);
+    assert_int_equal(fclose(f), 0);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "pngcheck -q %s > /dev/null", path);
+    int rc = system(cmd);
+    remove(path);
+    return rc;
+}
+
+/* A big image is compressed in stripes of rows, several at once through the
+ * caller's parallel loop: the bytes are those of one thread whatever the
+ * loop (none, out of order, three threads), and decode to the cells. Small
+ * stripes here (the default is a million cells) so that small maps have
+ * many: 1xN and Nx1, widths about 64 and the 8-cell groups, markers (the
+ * rows they cross go byte by byte), uniform maps and checkerboards. */
+static void png_stripes_give_the_bytes_of_one_thread(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1, 500},  {500, 1}, {63, 40},  {64, 41}, {65, 39},
+                                   {131, 17}, {9, 300}, {200, 64}, {7, 7}};
+    static const uint32_t scales[] = {1, 2, 5};
+    uint64_t rng = 21;
+    cg__png_set_stripe_cells(8);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int w = sizes[i][0], h = sizes[i][1];
+        for (int kind = 0; kind < 5; kind++) {
+            cg_grid *g = random_grid(w, h, &rng);
+            for (int y = 0; y < h; y++)
+                for (int x = 0; x < w; x++) {
+                    if (kind == 1 || kind == 2)
+                        cg_grid_set(g, x, y, kind == 1 ? CG_WALL : CG_FLOOR);
+                    else if (kind == 3)
+                        cg_grid_set(g, x, y, (x + y) % 2 ? CG_WALL : CG_FLOOR);
+                }
+            if (kind == 4) /* markers, some of them in the stripes' first rows */
+                for (int k = 0; k < w * h / 50 + 1; k++) {
+                    int x = (k * 37) % w, y = (k * 11) % h;
+                    cg_grid_set(g, x, y, CG_FLOOR);
+                    assert_int_equal(cg_grid_set_marker(g, x, y, (cg_marker)(1 + k % 4)), CG_OK);
+                }
+            for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++) {
+                tu_buf one, shuffled, threads;
+                write_png_par(g, scales[k], NULL, &one);
+                write_png_par(g, scales[k], shuffled_for, &shuffled);
+                write_png_par(g, scales[k], threads_for, &threads);
+                if (one.len != shuffled.len || memcmp(one.data, shuffled.data, one.len) ||
+                    one.len != threads.len || memcmp(one.data, threads.data, one.len)) {
+                    print_error("%dx%d (kind %d) at scale %u: the bytes depend on the loop\n", w, h,
+                                kind, scales[k]);
+                    fail();
+                }
+                assert_int_equal(pngcheck_ok(&one), 0);
+                tu_buf_free(&one);
+                tu_buf_free(&shuffled);
+                tu_buf_free(&threads);
+                check_png(g, scales[k]); /* cg_write: one thread, decoded */
+            }
+            cg_grid_free(g);
+        }
+    }
+    /* A write that fails in the middle of the stripes: CG_EIO. */
+    uint64_t rng2 = 24;
+    cg_grid *g = random_grid(300, 200, &rng2);
+    for (int at = 1; at < 40; at += 7) {
+        tu_buf failing = {.fail_at = at};
+        cg__par par = {threads_for, NULL};
+        cg_diag diag = {0};
+        assert_int_equal(cg__write_png(g, 2, &par, tu_buf_write, &failing, &diag), CG_EIO);
+        tu_buf_free(&failing);
+    }
+    cg_grid_free(g);
+    cg__png_set_stripe_cells(0);
+}
+
+/* With the default stripes an image under four million cells is one stripe
+ * (the bytes it always had); a bigger one is several, and each stripe's
+ * buffer is made for twice what the sampled rows (every h/256-th) predict.
+ * Here the sampled rows are all wall and the others random, so every stripe
+ * overflows its buffer and is made again: the bytes are still those of one
+ * thread, and decode. */
+static void png_stripes_larger_than_predicted_are_made_again(void **state)
+{
+    (void)state;
+    uint64_t rng = 22;
+    cg_grid *g = random_grid(2048, 2100, &rng);
+    for (int y = 0; y < 2100; y += 2100 / 256)
+        for (int x = 0; x < 2048; x++)
+            cg_grid_set(g, x, y, CG_WALL);
+    tu_buf one, threads;
+    write_png_par(g, 1, NULL, &one);
+    write_png_par(g, 1, threads_for, &threads);
+    assert_int_equal(one.len, threads.len);
+    assert_memory_equal(one.data, threads.data, one.len);
+    assert_true(count_idats(&one) >= 2);
+    assert_int_equal(pngcheck_ok(&one), 0);
+    tu_buf_free(&one);
+    tu_buf_free(&threads);
+    check_png(g, 1);
+    cg_grid_free(g);
+}
+
+/* cg_write_options.parallel reaches the PNG writer: a map of 4 million cells
+ * (several stripes by default) has the same bytes with and without it. */
+static void png_write_options_parallel_gives_the_same_bytes(void **state)
+{
+    (void)state;
+    uint64_t rng = 23;
+    cg_grid *g = random_grid(2048, 2049, &rng);
+    cg_write_options plain = {.format = CG_FORMAT_PNG, .scale = 2};
+    cg_write_options threaded = plain;
+    threaded.parallel = threads_for;
+    tu_buf one = {0}, threads = {0};
+    assert_int_equal(cg_write(g, &plain, tu_buf_write, &one, NULL), CG_OK);
+    assert_int_equal(cg_write(g, &threaded, tu_buf_write, &threads, NULL), CG_OK);
+    assert_int_equal(one.len, threads.len);
+    assert_memory_equal(one.data, threads.data, one.len);
+    assert_int_equal(pngcheck_ok(&one), 0);
+    tu_buf_free(&one);
+    tu_buf_free(&threads);
+    cg_grid_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -536,6 +743,9 @@ int main(void)
         cmocka_unit_test(png_glyphs_are_clipped_and_overlap_in_order),
         cmocka_unit_test(png_named_kinds_have_26_distinct_colours),
         cmocka_unit_test(png_markers_are_visible_at_the_default_scale),
+        cmocka_unit_test(png_stripes_give_the_bytes_of_one_thread),
+        cmocka_unit_test(png_stripes_larger_than_predicted_are_made_again),
+        cmocka_unit_test(png_write_options_parallel_gives_the_same_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

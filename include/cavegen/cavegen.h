@@ -488,8 +488,22 @@ typedef struct cg_write_options {
                               * map is shown reduced, k x k cells per character column.
                               * 0: no limit (one column per cell). Since 1.1 */
     uint32_t reserved32;     /* zero */
-    uint64_t reserved[3];    /* zero: room for fields of later minor versions
-                              * without an ABI break. Nonzero: CG_EINVAL */
+    /* PNG: an image of 4 million cells or more is compressed in stripes of
+     * rows, several at once through this loop (the caller's threads, as
+     * cg_run_options.parallel); the bytes do not depend on it, and write is
+     * only called from the calling thread. NULL: one thread. Each in a
+     * 64-bit word of the former reserved room, whatever the pointers' size.
+     * Since 1.2 */
+    union {
+        cg_parallel_fn parallel;
+        uint64_t parallel_word_;
+    };
+    union {
+        void *parallel_ctx; /* passed to parallel */
+        uint64_t parallel_ctx_word_;
+    };
+    uint64_t reserved[1]; /* zero: room for fields of later minor versions
+                           * without an ABI break. Nonzero: CG_EINVAL */
 } cg_write_options;
 
 /* Writes grid through write with options (NULL: ASCII, nothing known). The

@@ -140,23 +140,24 @@ static int flat_kernel(const cg_grid *g, int path)
 /* ------------------------------------------------------------ entry points */
 
 /* Walls the outer ring's cells of rows y0..y1-1 (cg__grid_wall_ring, for a
- * stripe of rows) and the tail bits past the width; only the first and last
- * rows after the flat kernel (flat), which set the rest. */
-static void wall_ring_rows(cg_grid *g, uint32_t y0, uint32_t y1, int flat)
+ * stripe of rows) and the tail bits past the width; g's row v is row top + v
+ * of a map map_h rows high. After the flat kernel (flat), which sets the
+ * rest, only the map's first and last rows are left to do. */
+static void wall_ring_rows(cg_grid *g, uint32_t y0, uint32_t y1, uint32_t top, uint32_t map_h,
+                           int flat)
 {
     const uint64_t end = UINT64_C(1) << ((g->w - 1) & 63) | cg__tail_mask(g);
-    const uint32_t h = g->h;
     const size_t nw = g->nw;
     for (uint32_t y = y0; y < y1; y++) {
         uint64_t *r = cg__row(g, y);
-        if (y == 0 || y == h - 1) {
+        if ((uint64_t)top + y == 0 || (uint64_t)top + y == (uint64_t)map_h - 1) {
             for (size_t i = 0; i < nw; i++)
                 r[i] = ~UINT64_C(0);
         } else if (!flat) {
             r[0] |= 1;
             r[nw - 1] |= end;
-        } else if (y + 1 < h - 1) {
-            y = h - 2; /* on to the last row */
+        } else if (y + 2 < y1) {
+            y = y1 - 2; /* on to the stripe's last row */
         }
     }
 }
@@ -170,8 +171,8 @@ void cg__fix_tail_rows(cg_grid *g, uint32_t y0, uint32_t y1)
         cg__row(g, y)[g->nw - 1] |= tail;
 }
 
-void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int self, uint32_t y0,
-                         uint32_t y1)
+void cg__generation_rows_at(const cg_grid *src, cg_grid *dst, int r1, int r2, int self, uint32_t y0,
+                            uint32_t y1, uint32_t top, uint32_t map_h)
 {
     /* The r1/r2 rule (docs/algorithms.md): v1 over the 3x3 block, v2 over the 5x5 block
      * without corners, both with the centre unless self=no; wall iff
@@ -180,31 +181,41 @@ void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int s
         y1 = src->h;
     if (y0 >= y1)
         return;
-    /* The kernels compute the rows inside the outer ring only. */
-    uint32_t ia = y0 < 1 ? 1 : y0, ib = y1 < src->h - 1 ? y1 : src->h - 1;
-    const int path = path_for(src, ia, ib > ia ? ib : ia);
+    /* The rows between the ring's, in src's numbering. */
+    uint32_t k0 = top >= 1 ? y0 : y0 > 1 - top ? y0 : 1 - top;
+    uint64_t end = map_h < 3 ? 0 : (uint64_t)map_h - 1 - top;
+    uint32_t k1 = end < y1 ? (uint32_t)end : y1;
+    const int path = k0 < k1 ? path_for(src, k0, k1) : -1;
     switch (path) {
+    case -1:
+        break;
 #if defined(CG__HAVE_X86)
     case CG__PATH_AVX512VBMI2:
-        generation_avx512vbmi2(src, dst, r1, r2, self, y0, y1);
+        generation_avx512vbmi2(src, dst, r1, r2, self, k0, k1);
         break;
     case CG__PATH_AVX512:
-        generation_avx512(src, dst, r1, r2, self, y0, y1);
+        generation_avx512(src, dst, r1, r2, self, k0, k1);
         break;
     case CG__PATH_AVX2:
-        generation_avx2(src, dst, r1, r2, self, y0, y1);
+        generation_avx2(src, dst, r1, r2, self, k0, k1);
         break;
 #endif
 #if defined(CG__HAVE_VECTOR)
     case CG__PATH_VECTOR:
-        generation_vector(src, dst, r1, r2, self, y0, y1);
+        generation_vector(src, dst, r1, r2, self, k0, k1);
         break;
 #endif
     default:
-        generation_scalar(src, dst, r1, r2, self, y0, y1);
+        generation_scalar(src, dst, r1, r2, self, k0, k1);
         break;
     }
-    wall_ring_rows(dst, y0, y1, flat_kernel(src, path));
+    wall_ring_rows(dst, y0, y1, top, map_h, path >= 0 && flat_kernel(src, path));
+}
+
+void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int self, uint32_t y0,
+                         uint32_t y1)
+{
+    cg__generation_rows_at(src, dst, r1, r2, self, y0, y1, 0, src->h);
 }
 
 void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, uint32_t y1)

@@ -19,6 +19,11 @@ void cg__rule(const cg_grid *src, cg_grid *dst, int lo, int hi);
  * reads src alone, so disjoint stripes of rows may run at once. */
 void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int self, uint32_t y0,
                          uint32_t y1);
+/* cg__generation_rows on windows of a taller map: row v of src and dst is
+ * row top + v of a map map_h rows high, whose first and last rows are its
+ * ring (src holds the two rows around its own in its padding rows). */
+void cg__generation_rows_at(const cg_grid *src, cg_grid *dst, int r1, int r2, int self, uint32_t y0,
+                            uint32_t y1, uint32_t top, uint32_t map_h);
 void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, uint32_t y1);
 void cg__rule_rows(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t y0, uint32_t y1);
 /* Sets the tail bits (past the width) of rows y0..y1-1. */

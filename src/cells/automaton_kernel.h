@@ -361,10 +361,10 @@ KFN(count_any)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int k
 /* The entry points of this path; see cells/automaton.c. Each computes rows
  * ya..yb-1 of dst (a stripe: several may run at once on disjoint rows). */
 static KATTR void KFN(generation)(const cg_grid *src, cg_grid *dst, int r1, int r2, int self,
-                                  uint32_t ya, uint32_t yb)
+                                  uint32_t y0, uint32_t y1)
 {
-    /* The outer ring is not computed: the caller makes it wall. */
-    uint32_t y0 = ya < 1 ? 1 : ya, y1 = src->h < 3 ? 0 : yb < src->h - 1 ? yb : src->h - 1;
+    /* The outer ring is not computed: the caller leaves its rows out of
+     * y0..y1-1 and makes it wall. */
     if (y0 >= y1)
         return;
     if (r2 < 0) {

@@ -20,4 +20,14 @@ typedef struct cg__par {
 void cg__par_rows(const cg__par *par, const cg_grid *g,
                   void (*rows)(void *arg, uint32_t y0, uint32_t y1), void *arg);
 
+/* The stripes cg__par_rows cuts g into: 1 without a loop or when g is too
+ * small to gain. */
+uint32_t cg__par_count(const cg__par *par, const cg_grid *g);
+
+/* Runs stripe(arg, i, y0, y1) for the n stripes of g's rows (1 <= n <=
+ * g->h; stripe i is rows h*i/n .. h*(i+1)/n - 1) through par, which may run
+ * them at once and in any order. */
+void cg__par_stripes(const cg__par *par, const cg_grid *g, uint32_t n,
+                     void (*stripe)(void *arg, uint32_t i, uint32_t y0, uint32_t y1), void *arg);
+
 #endif

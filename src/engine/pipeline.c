@@ -3,9 +3,10 @@
  *
  * Scale (docs/scale.md): the second buffer of the automaton steps lives only
  * from the first of them to the last, so the steps after (regions, placement)
- * have its memory; big maps run their fill and passes in stripes of rows
- * through the caller's parallel loop; chunk mode runs the local steps on the
- * window plus a halo and cuts the window out (engine/chunk.c). */
+ * have its memory, and a big map has none (its passes run in place); big
+ * maps run their fill and passes in stripes of rows through the caller's
+ * parallel loop; chunk mode runs the local steps on the window plus a halo
+ * and cuts the window out (engine/chunk.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +16,7 @@
 #include "core/mem.h"
 #include "core/rng.h"
 #include "engine/steps.h"
+#include "steps/passes.h"
 
 #define DEFAULT_WIDTH 80
 #define DEFAULT_HEIGHT 50
@@ -243,7 +245,8 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
     walk_begin(&walk, pipeline);
     const cg__step *s;
     while (st == CG_OK && (s = walk_next(&walk)) != NULL) {
-        if (walk.scratch && !run.scratch &&
+        /* A big map's passes run in place (steps/passes.c): no second buffer. */
+        if (walk.scratch && !run.scratch && !cg__passes_in_place(run.grid->w, run.grid->h) &&
             (st = cg__grid_new_like(&run.scratch, run.grid)) != CG_OK) {
             cg__diag(diag, 0, 0, "out of memory for a %ux%u map", run.grid->w, run.grid->h);
             if (budget->refused)
@@ -547,7 +550,7 @@ static cg_status plan_memory(const cg_pipeline *pipeline, const run_plan *p, uin
     step_walk walk;
     walk_begin(&walk, pipeline);
     for (const cg__step *s; (s = walk_next(&walk)) != NULL;) {
-        if (walk.scratch)
+        if (walk.scratch && !cg__passes_in_place(w, h))
             scratch = map;
         uint64_t now = sat_add(sat_add(map, scratch), connected);
         if (s->def->keeps_region)

@@ -17,6 +17,7 @@ typedef struct cg__write_args {
     cg_write_fn write;
     void *ctx;
     cg_diag *diag;
+    const struct cg__par *par; /* the caller's parallel loop (PNG's stripes); NULL: none */
 } cg__write_args;
 
 typedef struct cg__format_def {
@@ -40,7 +41,8 @@ extern const char cg__cells8[256][8];
 
 /* The writers, for the format definitions and the benchmark. */
 cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag);
-cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,
-                        cg_diag *diag);
+struct cg__par;
+cg_status cg__write_png(const cg_grid *g, uint32_t scale, const struct cg__par *par,
+                        cg_write_fn write, void *ctx, cg_diag *diag);
 
 #endif

@@ -34,7 +34,9 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
+#include "cells/par.h"
 #include "core/diag.h"
 #include "core/grid.h"
 #include "core/mem.h"
@@ -97,14 +99,15 @@ cg_status cg__png_status(cg_status st, cg_diag *diag)
     return st;
 }
 
-/* The encoder. Heap-allocated: a libpng error longjmps back into
- * cg__write_png, after which its own locals changed since setjmp would be
- * indeterminate (C11 7.13.2.1), but this, reached through an unchanged
- * pointer, is not. */
+/* The encoder: what every stripe reads (the image, the tables, the code).
+ * Heap-allocated: a libpng error longjmps back into cg__write_png, after
+ * which its own locals changed since setjmp would be indeterminate (C11
+ * 7.13.2.1), but this, reached through an unchanged pointer, is not. */
 struct enc {
     png_structp png;
     struct cg__png_sink sink;
     /* The image. */
+    const cg_grid *g;
     uint32_t scale;
     uint64_t pw; /* pixels per row */
     int depth;
@@ -115,13 +118,6 @@ struct enc {
     uint8_t *table;
     uint8_t uniform[256];
     uint32_t gsum[256], gwsum[256];
-    /* Pixel rows crossed by markers' glyphs, byte by byte: the row, the
-     * one before it, and their difference (the Up filter). */
-    uint8_t *row, *above, *diff;
-    /* Parse state: the last byte of the stream (-1: none yet) and how many
-     * more copies of it are pending as a run. */
-    int prev;
-    uint64_t run;
     /* Pass 1: symbol counts, and how often each group value was coded as
      * literals. */
     uint64_t freq[NLIT];
@@ -134,19 +130,40 @@ struct enc {
     /* Lengths 3..258: symbol, extra bits and their count (RFC 1951 3.2.5). */
     uint16_t lsym[259];
     uint8_t lextra[259], lnextra[259];
-    /* Adler-32 (RFC 1950) of the uncompressed stream. */
+    uint8_t *out; /* IDAT_BYTES (+ 64 of slack): the IDAT chunk being filled */
+    /* Stripes: their count, and the slots the stripes of a round are
+     * compressed into (io/png.c, "Stripes"). */
+    uint32_t nstripes;
+    struct part *slots;
+    size_t nslots;
+};
+
+/* One stripe's parse and output: the encoder's state that is not shared. */
+struct part {
+    /* Adler-32 (RFC 1950) of the stripe's uncompressed bytes, at its end. */
     uint64_t a, b;
-    uint8_t *out; /* IDAT_BYTES (+ 64 of slack) of compressed bytes */
+    /* Pixel rows crossed by markers' glyphs, byte by byte: the row, the
+     * one before it, and their difference (the Up filter). */
+    uint8_t *row, *above, *diff;
+    /* The output: direct, into e->out as IDAT chunks as it fills; or into
+     * buf[0..cap) (+ 64 of slack), len bytes at the end, overflow set if
+     * cap was too small (the stripe is then made again, with more). */
+    int direct, overflow;
+    uint8_t *buf;
+    size_t cap, len;
+    uint32_t *crcs;  /* buffered: the CRC of each IDAT chunk of buf (cap / IDAT_BYTES + 1) */
+    uint32_t y0, y1; /* the stripe's cell rows */
 };
 
 /* The bit writer: bits not yet written, their count (< 8 between calls),
- * the write position in e->out. A local of write_image, only ever passed to
- * inlined functions: its fields stay in registers, which they could not if
- * it lived in struct enc (the byte stores through p may alias anything). */
+ * the write position and where the output must be spilled. A local of the
+ * stripe's writer, only ever passed to inlined functions: its fields stay
+ * in registers, which they could not if it lived in a struct in memory (the
+ * byte stores through p may alias anything). */
 struct bw {
     uint64_t bits;
     unsigned nbits;
-    uint8_t *p;
+    uint8_t *p, *limit;
 };
 
 /* ------------------------------------------------------------ bits */
@@ -158,9 +175,23 @@ static void emit_idat(png_structp png, const uint8_t *out, size_t len)
         png_write_chunk(png, (png_const_bytep) "IDAT", out, len);
 }
 
+/* The output reached the writer's limit at p: a direct part writes what it
+ * has as an IDAT chunk; a buffered one is full, and goes on over its start
+ * (it is made again with a larger buffer). Returns where to go on. Takes p,
+ * not the bit writer, so that the writer stays in registers. */
+static uint8_t *__attribute__((noinline)) spill(const struct enc *e, struct part *s, uint8_t *p)
+{
+    if (s->direct) {
+        emit_idat(e->png, e->out, (size_t)(p - e->out));
+        return e->out;
+    }
+    s->overflow = 1;
+    return s->buf;
+}
+
 /* Appends n <= 56 bits (LSB first, RFC 1951 3.1.1). */
-static inline __attribute__((always_inline)) void put(const struct enc *e, struct bw *w,
-                                                      uint64_t v, unsigned n)
+static inline __attribute__((always_inline)) void put(const struct enc *e, struct part *s,
+                                                      struct bw *w, uint64_t v, unsigned n)
 {
     w->bits |= v << w->nbits;
     w->nbits += n;
@@ -174,10 +205,8 @@ static inline __attribute__((always_inline)) void put(const struct enc *e, struc
     w->p += whole;
     w->bits = whole ? w->bits >> (8 * whole) : w->bits;
     w->nbits &= 7;
-    if (w->p >= e->out + IDAT_BYTES) {
-        emit_idat(e->png, e->out, (size_t)(w->p - e->out));
-        w->p = e->out;
-    }
+    if (w->p >= w->limit)
+        w->p = spill(e, s, w->p);
 }
 
 /* ------------------------------------------------------------ Huffman */
@@ -289,100 +318,114 @@ static void build_codes(const uint8_t *len, int n, uint16_t *code)
 
 /* ------------------------------------------------------------ parse */
 
+/* The parse state: the last byte of the stream (-1: none yet), how many
+ * more copies of it are pending as a run, and the Adler-32 (RFC 1950) of the
+ * bytes so far. A local of parse_image, passed only to inlined functions,
+ * so that it stays in registers (the output's byte stores could alias it in
+ * memory). */
+struct ps {
+    int prev;
+    uint64_t run;
+    uint64_t a, b;
+};
+
 /* The symbols of the stream, counted (pass 1) or written (pass 2): `emit`
  * is a constant in each caller, so each pass gets its own straight code. */
-static inline __attribute__((always_inline)) void lit(struct enc *e, struct bw *w, unsigned v,
-                                                      const int emit)
+static inline __attribute__((always_inline)) void lit(struct enc *e, struct part *pt, struct bw *w,
+                                                      unsigned v, const int emit)
 {
     if (emit)
-        put(e, w, e->code[v], e->len[v]);
+        put(e, pt, w, e->code[v], e->len[v]);
     else
         e->freq[v]++;
 }
 
 /* A match of length 3..258 at distance 1 (distance code 0, whose code is the
  * single bit 0). */
-static inline __attribute__((always_inline)) void match(struct enc *e, struct bw *w, unsigned l,
-                                                        const int emit)
+static inline __attribute__((always_inline)) void match(struct enc *e, struct part *pt,
+                                                        struct bw *w, unsigned l, const int emit)
 {
     unsigned s = e->lsym[l];
     if (emit)
-        put(e, w, e->code[s] | (uint64_t)e->lextra[l] << e->len[s],
+        put(e, pt, w, e->code[s] | (uint64_t)e->lextra[l] << e->len[s],
             e->len[s] + e->lnextra[l] + 1u);
     else
         e->freq[s]++;
 }
 
-static inline __attribute__((always_inline)) void flush_run(struct enc *e, struct bw *w,
-                                                            const int emit)
+static inline __attribute__((always_inline)) void
+flush_run(struct enc *e, struct part *pt, struct ps *ps, struct bw *w, const int emit)
 {
-    uint64_t n = e->run;
+    uint64_t n = ps->run;
     while (n >= 3) {
         unsigned l = n > 258 ? 258 : (unsigned)n;
-        match(e, w, l, emit);
+        match(e, pt, w, l, emit);
         n -= l;
     }
     while (n--)
-        lit(e, w, (unsigned)e->prev, emit);
-    e->run = 0;
+        lit(e, pt, w, (unsigned)ps->prev, emit);
+    ps->run = 0;
 }
 
 /* n copies of byte u, in the parse (the checksum is kept apart). */
-static inline __attribute__((always_inline)) void run_of(struct enc *e, struct bw *w, unsigned u,
+static inline __attribute__((always_inline)) void run_of(struct enc *e, struct part *pt,
+                                                         struct ps *ps, struct bw *w, unsigned u,
                                                          uint64_t n, const int emit)
 {
-    if ((int)u == e->prev) {
-        e->run += n;
+    if ((int)u == ps->prev) {
+        ps->run += n;
     } else {
-        flush_run(e, w, emit);
-        lit(e, w, u, emit);
-        e->prev = (int)u;
-        e->run = n - 1;
+        flush_run(e, pt, ps, w, emit);
+        lit(e, pt, w, u, emit);
+        ps->prev = (int)u;
+        ps->run = n - 1;
     }
 }
 
 /* The Adler-32 sums after n copies of byte u: a += n*u, b += n*a +
  * u*n(n+1)/2, mod 65521 (RFC 1950 8.2). */
-static void adler_same(struct enc *e, unsigned u, uint64_t n)
+static void adler_same(struct ps *ps, unsigned u, uint64_t n)
 {
-    uint64_t a = e->a % ADLER_MOD, nm = n % ADLER_MOD;
+    uint64_t a = ps->a % ADLER_MOD, nm = n % ADLER_MOD;
     uint64_t tri = (n & 1) ? nm * (((n + 1) / 2) % ADLER_MOD)
                            : ((n / 2) % ADLER_MOD) * ((n + 1) % ADLER_MOD);
-    e->b = (e->b % ADLER_MOD + nm * a + tri % ADLER_MOD * u) % ADLER_MOD;
-    e->a = (a + nm * u) % ADLER_MOD;
+    ps->b = (ps->b % ADLER_MOD + nm * a + tri % ADLER_MOD * u) % ADLER_MOD;
+    ps->a = (a + nm * u) % ADLER_MOD;
 }
 
-static inline __attribute__((always_inline)) void put_bytes(struct enc *e, struct bw *w,
+static inline __attribute__((always_inline)) void put_bytes(struct enc *e, struct part *pt,
+                                                            struct ps *ps, struct bw *w,
                                                             const uint8_t *s, size_t n,
                                                             const int emit)
 {
     for (size_t i = 0; i < n; i++) {
-        if (s[i] == e->prev) {
-            e->run++;
+        if (s[i] == ps->prev) {
+            ps->run++;
         } else {
-            flush_run(e, w, emit);
-            lit(e, w, s[i], emit);
-            e->prev = s[i];
+            flush_run(e, pt, ps, w, emit);
+            lit(e, pt, w, s[i], emit);
+            ps->prev = s[i];
         }
         if (emit) {
-            e->a += s[i];
-            e->b += e->a;
+            ps->a += s[i];
+            ps->b += ps->a;
             if ((i & 4095) == 4095) {
-                e->a %= ADLER_MOD;
-                e->b %= ADLER_MOD;
+                ps->a %= ADLER_MOD;
+                ps->b %= ADLER_MOD;
             }
         }
     }
     if (emit) {
-        e->a %= ADLER_MOD;
-        e->b %= ADLER_MOD;
+        ps->a %= ADLER_MOD;
+        ps->b %= ADLER_MOD;
     }
 }
 
 /* Bytes s[0..n) that are mostly zeros (a row minus the row above it):
  * stretches of zeros go in as runs, in O(1) each, the rest byte by byte.
  * The same symbols and checksum as put_bytes. */
-static inline __attribute__((always_inline)) void put_sparse(struct enc *e, struct bw *w,
+static inline __attribute__((always_inline)) void put_sparse(struct enc *e, struct part *pt,
+                                                             struct ps *ps, struct bw *w,
                                                              const uint8_t *s, size_t n,
                                                              const int emit)
 {
@@ -394,15 +437,15 @@ static inline __attribute__((always_inline)) void put_sparse(struct enc *e, stru
         while (j < n && s[j] == 0)
             j++;
         if (j > i) {
-            run_of(e, w, 0, j - i, emit);
+            run_of(e, pt, ps, w, 0, j - i, emit);
             if (emit)
-                adler_same(e, 0, j - i);
+                adler_same(ps, 0, j - i);
             i = j;
             continue;
         }
         while (j < n && s[j] != 0)
             j++;
-        put_bytes(e, w, s + i, j - i, emit);
+        put_bytes(e, pt, ps, w, s + i, j - i, emit);
         i = j;
     }
 }
@@ -495,20 +538,20 @@ static inline uint8_t group_of(const uint64_t *r, size_t j)
     return (uint8_t)(r[j >> 3] >> (8 * (j & 7)));
 }
 
-/* One pass over the image: every cell row as its pixel row (filter None)
- * and scale-1 copies (filter Up, so zeros); the cell rows that markers'
- * glyphs cross pixel row by pixel row. */
-static inline __attribute__((always_inline)) void parse_image(struct enc *e, struct bw *w,
-                                                              const cg_grid *g, const int emit)
+/* One pass over cell rows y0..y1-1 of the image: every cell row as its
+ * pixel row (filter None) and scale-1 copies (filter Up, so zeros); the
+ * cell rows that markers' glyphs cross pixel row by pixel row. */
+static inline __attribute__((always_inline)) void
+parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t y1, const int emit)
 {
+    const cg_grid *g = e->g;
     const size_t bytes8 = e->bytes8, nfull = e->nfull, rem = e->rem;
     const uint8_t *table = e->table;
     size_t lo = 0, hi = 0; /* the markers whose glyphs can cross this cell row */
     /* Counting looks at every step-th cell row only (see write_image). */
     const uint32_t step = emit || g->h <= 256 ? 1 : g->h / 256;
-    e->prev = -1;
-    e->run = 0;
-    for (uint32_t y = 0; y < g->h; y++) {
+    struct ps state = {-1, 0, 1, 0}, *ps = &state;
+    for (uint32_t y = y0; y < y1; y++) {
         const uint64_t *r = cg__row(g, y);
         if (y % step)
             continue;
@@ -518,79 +561,81 @@ static inline __attribute__((always_inline)) void parse_image(struct enc *e, str
              * None, the others with Up (the rows the glyphs miss are zeros). */
             for (uint32_t k = 0; k < e->scale; k++) {
                 for (size_t j = 0; j * bytes8 < e->rowbytes; j++)
-                    memcpy(e->row + j * bytes8, table + group_of(r, j) * bytes8, bytes8);
-                cg__paint_glyphs(e->row, e->depth, e->pw, e->scale, g->marks + lo, hi - lo,
+                    memcpy(pt->row + j * bytes8, table + group_of(r, j) * bytes8, bytes8);
+                cg__paint_glyphs(pt->row, e->depth, e->pw, e->scale, g->marks + lo, hi - lo,
                                  (uint64_t)y * e->scale + k);
-                const uint8_t *out = e->row;
+                const uint8_t *out = pt->row;
                 unsigned filter = 0;
                 if (k > 0) {
                     for (size_t i = 0; i < e->rowbytes; i++)
-                        e->diff[i] = (uint8_t)(e->row[i] - e->above[i]);
-                    out = e->diff;
+                        pt->diff[i] = (uint8_t)(pt->row[i] - pt->above[i]);
+                    out = pt->diff;
                     filter = 2;
                 }
-                run_of(e, w, filter, 1, emit);
+                run_of(e, pt, ps, w, filter, 1, emit);
                 if (emit)
-                    adler_same(e, filter, 1);
+                    adler_same(ps, filter, 1);
                 if (filter)
-                    put_sparse(e, w, out, e->rowbytes, emit);
+                    put_sparse(e, pt, ps, w, out, e->rowbytes, emit);
                 else
-                    put_bytes(e, w, out, e->rowbytes, emit);
-                uint8_t *t = e->above;
-                e->above = e->row;
-                e->row = t;
+                    put_bytes(e, pt, ps, w, out, e->rowbytes, emit);
+                uint8_t *t = pt->above;
+                pt->above = pt->row;
+                pt->row = t;
             }
             continue;
         }
-        run_of(e, w, 0, 1, emit); /* filter None */
+        run_of(e, pt, ps, w, 0, 1, emit); /* filter None */
         if (emit)
-            adler_same(e, 0, 1);
-        for (size_t j = 0; j < nfull; j++) {
-            unsigned v = group_of(r, j);
-            const uint8_t *px = table + v * bytes8;
-            if (e->uniform[v]) {
-                run_of(e, w, px[0], bytes8, emit);
-            } else {
-                flush_run(e, w, emit);
-                if (!emit) {
-                    e->gcount[v]++;
-                } else if (e->glen[v]) {
-                    put(e, w, e->gbits[v], e->glen[v]);
+            adler_same(ps, 0, 1);
+        /* The groups word by word: group j is byte j % 8 of word j / 8. */
+        for (size_t j = 0, q = 0; j < nfull; q++) {
+            uint64_t word = r[q];
+            for (const size_t end = nfull - j < 8 ? nfull : j + 8; j < end; j++, word >>= 8) {
+                unsigned v = (unsigned)(word & 0xff);
+                const uint8_t *px = table + v * bytes8;
+                if (e->uniform[v]) {
+                    run_of(e, pt, ps, w, px[0], bytes8, emit);
                 } else {
-                    for (size_t i = 0; i < bytes8; i++)
-                        put(e, w, e->code[px[i]], e->len[px[i]]);
+                    flush_run(e, pt, ps, w, emit);
+                    if (!emit) {
+                        e->gcount[v]++;
+                    } else if (e->glen[v]) {
+                        put(e, pt, w, e->gbits[v], e->glen[v]);
+                    } else {
+                        for (size_t i = 0; i < bytes8; i++)
+                            put(e, pt, w, e->code[px[i]], e->len[px[i]]);
+                    }
+                    ps->prev = px[bytes8 - 1];
                 }
-                e->prev = px[bytes8 - 1];
+                if (emit) {
+                    ps->b += bytes8 * ps->a + e->gwsum[v];
+                    ps->a += e->gsum[v];
+                }
             }
-            if (emit) {
-                e->b += bytes8 * e->a + e->gwsum[v];
-                e->a += e->gsum[v];
-                if ((j & 4095) == 4095) {
-                    e->a %= ADLER_MOD;
-                    e->b %= ADLER_MOD;
-                }
+            if (emit && (q & 511) == 511) { /* every 4096 groups */
+                ps->a %= ADLER_MOD;
+                ps->b %= ADLER_MOD;
             }
         }
         if (emit) {
-            e->a %= ADLER_MOD;
-            e->b %= ADLER_MOD;
+            ps->a %= ADLER_MOD;
+            ps->b %= ADLER_MOD;
         }
         if (rem)
-            put_bytes(e, w, table + group_of(r, nfull) * bytes8, rem, emit);
+            put_bytes(e, pt, ps, w, table + group_of(r, nfull) * bytes8, rem, emit);
         for (uint32_t k = 1; k < e->scale; k++) {
-            run_of(e, w, 2, 1, emit); /* filter Up: the row above again */
-            run_of(e, w, 0, e->rowbytes, emit);
+            run_of(e, pt, ps, w, 2, 1, emit); /* filter Up: the row above again */
+            run_of(e, pt, ps, w, 0, e->rowbytes, emit);
             if (emit) {
-                adler_same(e, 2, 1);
-                adler_same(e, 0, e->rowbytes);
+                adler_same(ps, 2, 1);
+                adler_same(ps, 0, e->rowbytes);
             }
         }
     }
-    flush_run(e, w, emit);
-    if (emit) {
-        e->a %= ADLER_MOD;
-        e->b %= ADLER_MOD;
-    }
+    flush_run(e, pt, ps, w, emit);
+    pt->a = ps->a % ADLER_MOD;
+    pt->b = ps->b % ADLER_MOD;
 }
 
 /* ------------------------------------------------------------ the block */
@@ -638,8 +683,9 @@ static void init_tables(struct enc *e)
 }
 
 /* The dynamic block header (RFC 1951 3.2.7) for the literal/length lengths
- * e->len and one distance code (distance 1) of length 1. */
-static void put_header(struct enc *e, struct bw *w)
+ * e->len and one distance code (distance 1) of length 1; bfinal: the last
+ * block of the stream. */
+static void put_header(const struct enc *e, struct part *pt, struct bw *w, unsigned bfinal)
 {
     static const uint8_t order[19] = {16, 17, 18, 0, 8,  7, 9,  6, 10, 5,
                                       11, 4,  12, 3, 13, 2, 14, 1, 15};
@@ -704,22 +750,203 @@ static void put_header(struct enc *e, struct bw *w)
     int hclen = 19;
     while (hclen > 4 && clen[order[hclen - 1]] == 0)
         hclen--;
-    put(e, w, 1, 1); /* BFINAL: the only block */
-    put(e, w, 2, 2); /* BTYPE: dynamic Huffman */
-    put(e, w, (uint64_t)(hlit - 257), 5);
-    put(e, w, 0, 5); /* HDIST: one distance code */
-    put(e, w, (uint64_t)(hclen - 4), 4);
+    put(e, pt, w, bfinal, 1); /* BFINAL */
+    put(e, pt, w, 2, 2);      /* BTYPE: dynamic Huffman */
+    put(e, pt, w, (uint64_t)(hlit - 257), 5);
+    put(e, pt, w, 0, 5); /* HDIST: one distance code */
+    put(e, pt, w, (uint64_t)(hclen - 4), 4);
     for (int i = 0; i < hclen; i++)
-        put(e, w, clen[order[i]], 3);
+        put(e, pt, w, clen[order[i]], 3);
     static const uint8_t extra_bits[19] = {[16] = 2, [17] = 3, [18] = 7};
     for (int i = 0; i < ns; i++)
-        put(e, w, ccode[sym[i]] | (uint64_t)ext[i] << clen[sym[i]],
+        put(e, pt, w, ccode[sym[i]] | (uint64_t)ext[i] << clen[sym[i]],
             clen[sym[i]] + extra_bits[sym[i]]);
 }
 
-/* The image data: zlib header, one deflate block, Adler-32. */
-static void write_image(struct enc *e, const cg_grid *g)
+/* ------------------------------------------------------------ stripes */
+
+/* Stripes. A big image is compressed in stripes of cell rows, each its own
+ * deflate block (all with the one code of pass 1), so that the caller's
+ * threads can make them at once; a stripe but the last ends as zlib's
+ * Z_SYNC_FLUSH does (an empty stored block, which brings the stream to a
+ * byte boundary), so the stripes' bytes follow one another into one zlib
+ * stream, and its Adler-32 is combined from theirs (RFC 1950 8.2: for A
+ * then B, b = b_A + b_B + len_B * (a_A - 1), a = a_A + a_B - 1). The stripes
+ * depend on the image alone, never on the threads, so neither do the
+ * bytes. Each stripe's bytes are IDAT chunks of their own (IDAT_BYTES, the
+ * last one shorter), their CRCs computed by the stripe's task, so that the
+ * writing thread only writes; the Adler-32 is a last IDAT chunk of 4 bytes.
+ * An image under 4 * STRIPE_CELLS cells is one stripe, written as it is
+ * made, as before stripes existed: the same bytes. */
+#define STRIPE_CELLS (UINT64_C(1) << 20)
+#define MAX_STRIPES 1024u
+/* Stripes compressed at once, each into a buffer of its own; their bytes
+ * are written in order once the round is done. */
+#define ROUND_SLOTS 16u
+
+static uint64_t stripe_cells = STRIPE_CELLS;
+
+void cg__png_set_stripe_cells(uint64_t cells)
 {
+    stripe_cells = cells ? cells : STRIPE_CELLS;
+}
+
+static uint32_t stripe_count(const cg_grid *g)
+{
+    uint64_t cells = (uint64_t)g->w * g->h, n = cells / stripe_cells;
+    if (cells < 4 * stripe_cells)
+        return 1;
+    n = n > MAX_STRIPES ? MAX_STRIPES : n;
+    return (uint32_t)(n > g->h ? g->h : n);
+}
+
+/* The zlib stream's bytes of stripe i (and the zlib header before stripe 0):
+ * a dynamic block, then the sync flush or, for the last, the end of the
+ * stream but its Adler-32. */
+static void compress_stripe(struct enc *e, struct part *pt, struct bw *w, uint32_t i)
+{
+    const int last = i + 1 == e->nstripes;
+    if (i == 0) {
+        put(e, pt, w, 0x78, 8); /* CMF: deflate, 32 KiB window */
+        put(e, pt, w, 0x01, 8); /* FLG: (0x78 * 256 + 0x01) % 31 == 0 */
+    }
+    put_header(e, pt, w, (unsigned)last);
+    parse_image(e, pt, w, pt->y0, pt->y1, 1);
+    put(e, pt, w, e->code[EOB], e->len[EOB]);
+    if (!last)
+        put(e, pt, w, 0, 3); /* an empty stored block: BFINAL 0, BTYPE 00 */
+    if (w->nbits)
+        put(e, pt, w, 0, 8 - w->nbits);
+    if (!last) {
+        put(e, pt, w, 0x0000, 16); /* LEN */
+        put(e, pt, w, 0xffff, 16); /* NLEN */
+    }
+}
+
+/* A round of stripes: slot k holds stripe first + k. */
+struct round {
+    struct enc *e;
+    uint32_t first;
+};
+
+static void stripe_task(void *arg, size_t k)
+{
+    const struct round *r = arg;
+    /* The parse state is written at every byte: a copy on this thread's
+     * stack, not the slot beside other threads' slots (false sharing). */
+    struct part pt = r->e->slots[k];
+    struct bw w = {0, 0, pt.buf, pt.buf + pt.cap};
+    pt.overflow = 0;
+    compress_stripe(r->e, &pt, &w, r->first + (uint32_t)k);
+    pt.len = (size_t)(w.p - pt.buf);
+    /* The stripe's IDAT chunks and their CRCs (over type and data, ISO
+     * 15948 5.3), here rather than on the writing thread. */
+    for (size_t i = 0; !pt.overflow && i * IDAT_BYTES < pt.len; i++) {
+        size_t n = pt.len - i * IDAT_BYTES < IDAT_BYTES ? pt.len - i * IDAT_BYTES : IDAT_BYTES;
+        uLong crc = crc32(crc32(0, (const Bytef *)"IDAT", 4), pt.buf + i * IDAT_BYTES, (uInt)n);
+        pt.crcs[i] = (uint32_t)crc;
+    }
+    r->e->slots[k] = pt;
+}
+
+/* Bytes through the sink, as libpng's own writes go (a failure longjmps). */
+static void sink_bytes(struct enc *e, const void *p, size_t n)
+{
+    if (e->sink.write(e->sink.ctx, p, n) != 0) {
+        e->sink.failed = 1;
+        png_error(e->png, "write failed");
+    }
+}
+
+/* A stripe's bytes as IDAT chunks of IDAT_BYTES, the last one shorter, with
+ * the CRCs its task computed. */
+static void write_chunks(struct enc *e, const struct part *pt)
+{
+    for (size_t i = 0; i * IDAT_BYTES < pt->len; i++) {
+        size_t n = pt->len - i * IDAT_BYTES < IDAT_BYTES ? pt->len - i * IDAT_BYTES : IDAT_BYTES;
+        uint8_t head[8] = {(uint8_t)(n >> 24),
+                           (uint8_t)(n >> 16),
+                           (uint8_t)(n >> 8),
+                           (uint8_t)n,
+                           'I',
+                           'D',
+                           'A',
+                           'T'};
+        uint32_t c = pt->crcs[i];
+        uint8_t crc[4] = {(uint8_t)(c >> 24), (uint8_t)(c >> 16), (uint8_t)(c >> 8), (uint8_t)c};
+        sink_bytes(e, head, sizeof head);
+        sink_bytes(e, pt->buf + i * IDAT_BYTES, n);
+        sink_bytes(e, crc, sizeof crc);
+    }
+}
+
+/* The image data of a striped image, round by round through the caller's
+ * parallel loop (or one stripe after another without one). A stripe whose
+ * buffer was too small is made again on this thread with a larger one, so
+ * the loop's tasks allocate nothing. */
+static void write_stripes(struct enc *e, const cg__par *par, uint64_t est_bytes)
+{
+    const cg_grid *g = e->g;
+    /* Buffers of twice the estimate for the tallest stripe: seldom too small. */
+    uint64_t rows = (g->h + e->nstripes - 1) / e->nstripes;
+    uint64_t cap = est_bytes / g->h * rows * 2 + (UINT64_C(1) << 16);
+    for (size_t k = 0; k < e->nslots; k++) {
+        struct part *pt = &e->slots[k];
+        pt->cap = (size_t)cap;
+        pt->buf = cg__malloc(pt->cap + 64);
+        pt->crcs = cg__malloc((pt->cap / IDAT_BYTES + 1) * sizeof *pt->crcs);
+        if (!pt->buf || !pt->crcs)
+            png_error(e->png, "out of memory");
+    }
+    const uint64_t row_bytes = (uint64_t)e->scale * (e->rowbytes + 1);
+    uint64_t a = 1, b = 0;
+    for (uint32_t first = 0; first < e->nstripes; first += (uint32_t)e->nslots) {
+        uint32_t n = e->nstripes - first < e->nslots ? e->nstripes - first : (uint32_t)e->nslots;
+        struct round r = {e, first};
+        for (uint32_t k = 0; k < n; k++) {
+            e->slots[k].y0 = (uint32_t)((uint64_t)g->h * (first + k) / e->nstripes);
+            e->slots[k].y1 = (uint32_t)((uint64_t)g->h * (first + k + 1) / e->nstripes);
+        }
+        if (par && par->fn && n > 1) {
+            cg__budget *budget = cg__budget_suspend(); /* the tasks allocate nothing */
+            par->fn(par->ctx, n, stripe_task, &r);
+            cg__budget_resume(budget);
+        } else {
+            for (uint32_t k = 0; k < n; k++)
+                stripe_task(&r, k);
+        }
+        for (uint32_t k = 0; k < n; k++) {
+            struct part *pt = &e->slots[k];
+            while (pt->overflow) {
+                uint8_t *more =
+                    pt->cap <= SIZE_MAX / 4 ? cg__realloc(pt->buf, 2 * pt->cap + 64) : NULL;
+                if (!more)
+                    png_error(e->png, "out of memory");
+                pt->buf = more;
+                uint32_t *crcs =
+                    cg__realloc(pt->crcs, (2 * pt->cap / IDAT_BYTES + 1) * sizeof *crcs);
+                if (!crcs)
+                    png_error(e->png, "out of memory");
+                pt->crcs = crcs;
+                pt->cap *= 2;
+                stripe_task(&r, k);
+            }
+            write_chunks(e, pt);
+            uint64_t len = (uint64_t)(pt->y1 - pt->y0) * row_bytes % ADLER_MOD;
+            b = (b + pt->b + len * ((a + ADLER_MOD - 1) % ADLER_MOD)) % ADLER_MOD;
+            a = (a + pt->a + ADLER_MOD - 1) % ADLER_MOD;
+        }
+    }
+    uint8_t adler[4] = {(uint8_t)(b >> 8), (uint8_t)b, (uint8_t)(a >> 8), (uint8_t)a};
+    emit_idat(e->png, adler, 4); /* a chunk of its own: the end of the stream */
+}
+
+/* ------------------------------------------------------------ the image */
+
+/* The image data: the zlib header, the deflate blocks, the Adler-32. */
+static void write_image(struct enc *e, const cg__par *par)
+{
+    const cg_grid *g = e->g;
     init_tables(e);
     /* Pass 1 counts the symbols of a sample of the rows (all of them up to
      * 256 rows, else every h/256-th: a cave's statistics are the same all
@@ -728,8 +955,9 @@ static void write_image(struct enc *e, const cg_grid *g)
      * pass can write: each one that can occur (any byte of the table, the
      * filter bytes, any byte at all in a row with markers, every match
      * length) counts at least once. */
-    struct bw counting = {0, 0, e->out}; /* writes nothing */
-    parse_image(e, &counting, g, 0);
+    struct part *p0 = &e->slots[0];
+    struct bw counting = {0, 0, e->out, e->out + IDAT_BYTES}; /* writes nothing */
+    parse_image(e, p0, &counting, 0, g->h, 0);
     for (unsigned v = 0; v < 256; v++)
         for (size_t i = 0; i < e->bytes8; i++)
             e->freq[e->table[v * e->bytes8 + i]] += e->gcount[v] ? e->gcount[v] : 1;
@@ -754,24 +982,28 @@ static void write_image(struct enc *e, const cg_grid *g)
         e->gbits[v] = bits;
         e->glen[v] = (uint8_t)(n <= 56 ? n : 0);
     }
-    struct bw w = {0, 0, e->out};
-    put(e, &w, 0x78, 8); /* CMF: deflate, 32 KiB window */
-    put(e, &w, 0x01, 8); /* FLG: (0x78 * 256 + 0x01) % 31 == 0 */
-    put_header(e, &w);
-    e->a = 1;
-    e->b = 0;
-    parse_image(e, &w, g, 1);
-    put(e, &w, e->code[EOB], e->len[EOB]);
-    if (w.nbits)
-        put(e, &w, 0, 8 - w.nbits);
-    uint32_t adler = (uint32_t)(e->b << 16 | e->a);
+    if (e->nstripes > 1) {
+        /* The sample's size under the code (lengths at their most extra
+         * bits), for all the rows: what the stripes' buffers are made for. */
+        uint64_t bits = 0, sampled = g->h <= 256 ? g->h : (g->h - 1) / (g->h / 256) + 1;
+        for (unsigned sym = 0; sym < NLIT; sym++)
+            bits += e->freq[sym] * (e->len[sym] + (sym > EOB ? 6u : 0u));
+        write_stripes(e, par, bits / 8 / sampled * g->h);
+        return;
+    }
+    struct bw w = {0, 0, e->out, e->out + IDAT_BYTES};
+    p0->direct = 1;
+    p0->y0 = 0;
+    p0->y1 = g->h;
+    compress_stripe(e, p0, &w, 0);
+    uint32_t adler = (uint32_t)(p0->b << 16 | p0->a);
     for (int k = 3; k >= 0; k--)
-        put(e, &w, (adler >> (8 * k)) & 0xff, 8);
+        put(e, p0, &w, (adler >> (8 * k)) & 0xff, 8);
     emit_idat(e->png, e->out, (size_t)(w.p - e->out));
 }
 
-cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,
-                        cg_diag *diag)
+cg_status cg__write_png(const cg_grid *g, uint32_t scale, const cg__par *par, cg_write_fn write,
+                        void *ctx, cg_diag *diag)
 {
     uint64_t pw = (uint64_t)g->w * scale, ph = (uint64_t)g->h * scale;
     if (pw > PNG_UINT_31_MAX || ph > PNG_UINT_31_MAX || pw > 0x7fffffffu / 4) {
@@ -799,6 +1031,7 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     if (!e)
         goto done;
     e->sink = (struct cg__png_sink){write, ctx, 0};
+    e->g = g;
     e->scale = scale;
     e->pw = pw;
     e->depth = depth;
@@ -808,14 +1041,20 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     e->rem = rowbytes % bytes8;
     e->table = cg__malloc(256 * bytes8);
     e->out = cg__malloc(IDAT_BYTES + 64);
-    if (g->nmarks) {
-        size_t bytes = ((size_t)g->w + 7) / 8 * bytes8;
-        e->row = cg__malloc(bytes);
-        e->above = cg__malloc(bytes);
-        e->diff = cg__malloc(bytes);
-    }
-    if (!e->table || !e->out || (g->nmarks && (!e->row || !e->above || !e->diff)))
+    e->nstripes = stripe_count(g);
+    e->nslots = e->nstripes < ROUND_SLOTS ? e->nstripes : ROUND_SLOTS;
+    e->slots = cg__calloc(e->nslots, sizeof *e->slots);
+    if (!e->table || !e->out || !e->slots)
         goto done;
+    for (size_t k = 0; k < e->nslots && g->nmarks; k++) {
+        struct part *pt = &e->slots[k];
+        size_t bytes = ((size_t)g->w + 7) / 8 * bytes8;
+        pt->row = cg__malloc(bytes);
+        pt->above = cg__malloc(bytes);
+        pt->diff = cg__malloc(bytes);
+        if (!pt->row || !pt->above || !pt->diff)
+            goto done;
+    }
     e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, cg__png_on_error,
                                      cg__png_on_warning);
     if (!e->png)
@@ -838,7 +1077,7 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, cg_write_fn write, voi
     png_set_PLTE(e->png, info, palette,
                  depth == 1 ? 2 : depth == 4 ? CG__PAL_NAMED : CG__PALETTE_FIXED);
     png_write_info(e->png, info);
-    write_image(e, g);
+    write_image(e, par);
     png_write_chunk(e->png, (png_const_bytep) "IEND", NULL, 0);
     st = CG_OK;
 done:
@@ -847,9 +1086,14 @@ done:
         if (e->png)
             png_destroy_write_struct(&e->png, info ? &info : NULL);
         cg__free(e->table);
-        cg__free(e->row);
-        cg__free(e->above);
-        cg__free(e->diff);
+        for (size_t k = 0; e->slots && k < e->nslots; k++) {
+            cg__free(e->slots[k].row);
+            cg__free(e->slots[k].above);
+            cg__free(e->slots[k].diff);
+            cg__free(e->slots[k].buf);
+            cg__free(e->slots[k].crcs);
+        }
+        cg__free(e->slots);
         cg__free(e->out);
         cg__free(e);
     }

@@ -59,6 +59,10 @@ void cg__png_on_warning(png_structp png, png_const_charp msg); /* ignored */
  * memory", or "write failed" for the callback's failure. Returns st. */
 cg_status cg__png_status(cg_status st, cg_diag *diag);
 
+/* The cells of a stripe of a big PNG (io/png.c, "Stripes"); 0: the default.
+ * For the tests, which make small images of several stripes. */
+void cg__png_set_stripe_cells(uint64_t cells);
+
 /* io/png_reach.c: a map with a reach attached, as an 8-bit palette image
  * whose reached cells take a colour ramp over their distance. */
 cg_status cg__write_png_reach(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,

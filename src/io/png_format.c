@@ -7,7 +7,7 @@
 static cg_status write_png(const cg_grid *g, const cg__write_args *a)
 {
 #ifdef CG_HAVE_PNG
-    return cg__write_png(g, a->scale, a->write, a->ctx, a->diag);
+    return cg__write_png(g, a->scale, a->par, a->write, a->ctx, a->diag);
 #else
     (void)g;
     cg__diag(a->diag, 0, 0, "cannot write PNG: libcavegen was built without PNG support");

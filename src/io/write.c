@@ -6,6 +6,7 @@
  * option CAVEGEN_PNG). */
 #include <string.h>
 
+#include "cells/par.h"
 #include "core/diag.h"
 #include "core/mem.h"
 #include "io/format.h"
@@ -130,7 +131,8 @@ cg_status cg_write(const cg_grid *grid, const cg_write_options *options, cg_writ
     if (o->max_memory)
         cg__budget_begin(&budget, o->max_memory);
     const cg__format_def *d = def_of(o->format);
-    cg__write_args args = {scale, o->columns, in, write, ctx, diag};
+    const cg__par par = {o->parallel, o->parallel_ctx};
+    cg__write_args args = {scale, o->columns, in, write, ctx, diag, &par};
     st = CG_EINVAL;
     if (d)
         st = d->write(grid, &args);

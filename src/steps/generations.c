@@ -42,9 +42,10 @@ static cg_status parse_generations(cg__step *step, const cg__args *a, cg_diag *d
 }
 
 static void pass_generation(const cg__step *step, const cg_grid *src, cg_grid *dst, uint32_t y0,
-                            uint32_t y1)
+                            uint32_t y1, uint32_t top, uint32_t map_h)
 {
-    cg__generation_rows(src, dst, step->u.gen.r1, step->u.gen.r2, step->u.gen.self, y0, y1);
+    cg__generation_rows_at(src, dst, step->u.gen.r1, step->u.gen.r2, step->u.gen.self, y0, y1, top,
+                           map_h);
 }
 
 /* v1 reads the 3x3 block; v2, only tested when r2 >= 0, the 5x5 block. */
