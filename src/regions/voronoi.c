@@ -1,0 +1,685 @@
+/* regions/voronoi.c - connect's search (docs/regions.md): the minimum
+ * spanning tree over the regions from the discrete Voronoi diagram of a
+ * breadth-first search out of all the floor (Mehlhorn's lemma), Kruskal's
+ * algorithm run while the search goes - the method of regions/connect.c's
+ * header, with the same layers, owners, tie rules and edge order, so the
+ * same corridors. What differs is how the work is laid out:
+ *
+ *  - Layer 0 without a list of every run: the labelling gives each region's
+ *    first cell, and only the regions other than the largest are flooded
+ *    over runs from there (work in proportion to their floor); their runs
+ *    are put in scan order by a radix sort.
+ *  - A layer is computed row by row, and the owners and edges of a row are
+ *    found as soon as the rows around it are known, while they are still
+ *    in the cache: one pass over the front per layer instead of three.
+ *  - No bitboard of reached cells: a neighbour of a cell of layer k - 1 is
+ *    in layer k - 2, k - 1 or k (the distance changes by at most one per
+ *    step), so layer k is the dilation of layer k - 1 minus layers k - 1
+ *    and k - 2 - and the buffer layer k is written into still holds layer
+ *    k - 2 until each word is overwritten.
+ *  - Ownership by the largest region needs only the fronts: a cell of
+ *    layer k joins it when a neighbour in layer k - 1 is its (the older
+ *    territory has no neighbour left unreached).
+ *  - The search stops in the middle of a layer when one region is left.
+ *
+ * Which words of a row to compute: a per-row bitmask of the front's
+ * nonzero words, dilated by one word and one row, so a sparse front costs
+ * in proportion to its words and a dense one streams the rows. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/grid.h"
+#include "core/mem.h"
+#include "regions/connect.h"
+#include "regions/regions.h"
+
+#define INLINE static inline __attribute__((always_inline))
+#define NONE CG__NONE
+#define BIG CG__BIG
+
+typedef cg__end end;
+
+/* A cell of the front owned by a region other than the largest: its region
+ * and the floor cell it was reached from (a nearest one). */
+typedef struct fcell {
+    uint32_t reg, src;
+} fcell;
+
+typedef struct edge {
+    end a, b;
+} edge;
+
+/* A floor run of a region other than the largest: cells key .. key+len-1
+ * (key = y * w + x0). */
+typedef struct srun {
+    uint32_t key, len, reg;
+} srun;
+
+/* A word of layer k needing per-cell work: its cells of small territories,
+ * and its largest-region cells beside small cells of layer k - 1. */
+typedef struct work {
+    uint64_t s, xb;
+    uint32_t at, y;
+} work;
+
+typedef struct vec {
+    void *p;
+    size_t n, cap, elem;
+} vec;
+
+static cg_status vec_grow(vec *v, size_t more)
+{
+    size_t cap = v->cap ? v->cap : 1024;
+    while (cap < v->n + more) {
+        if (cap > SIZE_MAX / 2 / v->elem)
+            return CG_EOVERFLOW;
+        cap *= 2;
+    }
+    void *p = cg__realloc(v->p, cap * v->elem);
+    if (!p)
+        return CG_ENOMEM;
+    v->p = p;
+    v->cap = cap;
+    return CG_OK;
+}
+
+INLINE cg_status vec_reserve(vec *v, size_t more)
+{
+    return v->n + more <= v->cap ? CG_OK : vec_grow(v, more);
+}
+
+/* Bitboards are framed: a zero word each side of a row, a zero row above
+ * and below, so a word's 4-neighbourhood is read without a test. Word i of
+ * row y is at (y + 1) * stride + i + 1. Row masks are framed by a zero row
+ * above and below: row y's is at (y + 1) * ncw. */
+typedef struct search {
+    cg__kruskal k;
+    uint32_t w, h;
+    size_t nw, stride, ncw;
+    uint64_t last;      /* in-map bits of a row's last word */
+    uint64_t *f0, *f1;  /* layer k - 1; layer k (layer k - 2 until overwritten) */
+    uint64_t *g0, *g1;  /* the largest region's cells of f0, f1 */
+    uint64_t *big;      /* the largest region's floor */
+    uint32_t *pre0, *pre1; /* per word: small cells of its layer before it */
+    uint64_t *m0, *m1;     /* per row: the nonzero words of f0, f1 */
+    uint32_t *rows0, *rows1, *rows; /* rows with front in f0, f1; rows to compute */
+    size_t nrows0, nrows1;
+    vec cells0, cells1; /* fcell per small cell of layer k - 1, k, in scan order */
+    vec work;           /* words of layer k needing per-cell work, in scan order */
+    vec odd;            /* edges of weight 2k + 1 */
+    vec runs;           /* srun of the small regions' floor */
+    vec stack;          /* the flood fill's runs to visit */
+} search;
+
+INLINE size_t at_of(const search *c, uint32_t y, size_t i)
+{
+    return ((size_t)y + 1) * c->stride + i + 1;
+}
+
+INLINE uint64_t in_map(const search *c, size_t i)
+{
+    return i + 1 == c->nw ? c->last : ~UINT64_C(0);
+}
+
+/* The 4-neighbour dilation of a word from itself and its neighbours. */
+INLINE uint64_t dilate(uint64_t w0, uint64_t wl, uint64_t wr, uint64_t wu, uint64_t wd)
+{
+    return w0 | (w0 << 1) | (w0 >> 1) | (wl >> 63) | (wr << 63) | wu | wd;
+}
+
+INLINE uint32_t rank_in(const uint32_t *pre, size_t wi, uint64_t mask, unsigned b)
+{
+    return pre[wi] + (uint32_t)__builtin_popcountll(mask & ((UINT64_C(1) << b) - 1));
+}
+
+/* ----------------------------------------------------------- layer 0 */
+
+/* The first cell at or before x of x's run of set bits in a framed row. */
+static uint32_t run_start(const uint64_t *row, uint32_t x)
+{
+    int64_t wi = x >> 6;
+    uint64_t z = ~row[wi] & ((UINT64_C(1) << (x & 63)) - 1);
+    while (!z)
+        z = ~row[--wi]; /* the frame word (wi = -1) is zero */
+    return (uint32_t)(wi * 64 + 64 - __builtin_clzll(z));
+}
+
+/* The cell after x's run of set bits in a framed row. */
+static uint32_t run_end(const uint64_t *row, uint32_t x)
+{
+    size_t wi = x >> 6;
+    uint64_t z = ~row[wi] & (~UINT64_C(0) << (x & 63));
+    while (!z)
+        z = ~row[++wi]; /* the frame word after the row is zero */
+    return (uint32_t)(wi * 64 + (size_t)__builtin_ctzll(z));
+}
+
+typedef struct span {
+    uint32_t y, x0, x1;
+} span;
+
+/* Takes x's floor run of row y into region reg: off g0, onto the lists. */
+static cg_status take_run(search *c, uint32_t y, uint32_t x, uint32_t reg, uint32_t *x1)
+{
+    const uint64_t *f = c->f0 + at_of(c, y, 0);
+    const uint32_t a = run_start(f, x), b = run_end(f, x);
+    cg_status st;
+    if ((st = vec_reserve(&c->runs, 1)) != CG_OK || (st = vec_reserve(&c->stack, 1)) != CG_OK)
+        return st;
+    cg__set_span(c->g0 + at_of(c, y, 0), a, b, 0);
+    ((srun *)c->runs.p)[c->runs.n++] = (srun){y * c->w + a, b - a, reg};
+    ((span *)c->stack.p)[c->stack.n++] = (span){y, a, b};
+    *x1 = b;
+    return CG_OK;
+}
+
+/* A scanline flood fill over runs of the region whose first cell is (x, y):
+ * the cells still on g0 beside a run's are its region's. */
+static cg_status flood(search *c, uint32_t x, uint32_t y, uint32_t reg)
+{
+    uint32_t b;
+    cg_status st = take_run(c, y, x, reg, &b);
+    while (st == CG_OK && c->stack.n) {
+        const span r = ((span *)c->stack.p)[--c->stack.n];
+        for (int dy = -1; dy <= 1 && st == CG_OK; dy += 2) {
+            if ((dy < 0 && r.y == 0) || (dy > 0 && r.y + 1 >= c->h))
+                continue;
+            const uint32_t ny = (uint32_t)((int64_t)r.y + dy);
+            const uint64_t *gr = c->g0 + at_of(c, ny, 0);
+            uint32_t xx = r.x0;
+            while (xx < r.x1 && st == CG_OK) {
+                const size_t wi = xx >> 6;
+                uint64_t m = gr[wi] & (~UINT64_C(0) << (xx & 63));
+                if (r.x1 < wi * 64 + 64)
+                    m &= (UINT64_C(1) << (r.x1 & 63)) - 1;
+                if (!m) {
+                    xx = (uint32_t)(wi * 64 + 64);
+                    continue;
+                }
+                st = take_run(c, ny, (uint32_t)(wi * 64 + (size_t)__builtin_ctzll(m)), reg, &xx);
+            }
+        }
+    }
+    return st;
+}
+
+/* The small regions' runs in scan order: least significant digit radix
+ * sort on the key, 8 bits a pass, as many passes as the keys need. */
+static cg_status sort_runs(search *c)
+{
+    const size_t n = c->runs.n;
+    uint64_t max = (uint64_t)c->w * c->h;
+    srun *a = c->runs.p, *b = cg__malloc((n ? n : 1) * sizeof *b);
+    if (!b)
+        return CG_ENOMEM;
+    for (unsigned shift = 0; shift < 32 && (max >> shift); shift += 8) {
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[((a[i].key >> shift) & 255) + 1]++;
+        for (int d = 0; d < 256; d++)
+            count[d + 1] += count[d];
+        for (size_t i = 0; i < n; i++)
+            b[count[(a[i].key >> shift) & 255]++] = a[i];
+        srun *t = a;
+        a = b;
+        b = t;
+    }
+    c->runs.p = a;
+    cg__free(b);
+    return CG_OK;
+}
+
+/* Layer 0: all floor. The largest region's floor is on g0 (and big); the
+ * others' cells get ids 1..R-1 (in scan order of their first cells) and go
+ * to the dense array in scan order. */
+static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
+{
+    cg_status st;
+    for (uint32_t y = 0; y < c->h; y++) {
+        const uint64_t *gr = cg__row(c->k.g, y);
+        const size_t at = at_of(c, y, 0);
+        uint64_t *m = c->m0 + ((size_t)y + 1) * c->ncw, any = 0;
+        for (size_t i = 0; i < c->nw; i++) {
+            const uint64_t floor = ~gr[i] & in_map(c, i);
+            c->f0[at + i] = c->g0[at + i] = floor;
+            m[i >> 6] |= (uint64_t)(floor != 0) << (i & 63);
+            any |= floor;
+        }
+        if (any)
+            c->rows0[c->nrows0++] = y;
+    }
+    uint32_t nid = 0;
+    for (size_t l = 0; l < lb->n; l++)
+        nid += lb->parent[l] == l && l != largest;
+    c->k.uf = cg__malloc(((size_t)nid + 1) * sizeof *c->k.uf);
+    if (!c->k.uf)
+        return CG_ENOMEM;
+    for (uint32_t r = 0; r <= nid; r++)
+        c->k.uf[r] = r;
+    c->k.regions = (uint64_t)nid + 1;
+    c->runs.elem = sizeof(srun);
+    c->stack.elem = sizeof(span);
+    nid = 0;
+    for (size_t l = 0; l < lb->n; l++) {
+        if (lb->parent[l] != l || l == largest)
+            continue;
+        uint32_t x, y;
+        cg__label_first(lb, (uint32_t)l, &x, &y);
+        if ((st = flood(c, x, y, ++nid)) != CG_OK)
+            return st;
+    }
+    cg__free(c->stack.p);
+    c->stack.p = NULL;
+    if ((st = sort_runs(c)) != CG_OK)
+        return st;
+    memcpy(c->big, c->g0, c->stride * ((size_t)c->h + 2) * sizeof *c->big);
+    /* The small cells, and each word's first. */
+    uint64_t small_n = 0;
+    const srun *r = c->runs.p;
+    for (size_t j = 0; j < c->runs.n; j++)
+        small_n += r[j].len;
+    if (small_n > SIZE_MAX / sizeof(fcell) || (st = vec_reserve(&c->cells0, (size_t)small_n)))
+        return CG_ENOMEM;
+    fcell *cell = c->cells0.p;
+    uint32_t count = 0;
+    size_t lastw = SIZE_MAX;
+    for (size_t j = 0; j < c->runs.n; j++) {
+        const uint32_t y = r[j].key / c->w;
+        for (uint32_t x = r[j].key % c->w, e = x + r[j].len; x < e; x++) {
+            const size_t wi = at_of(c, y, x >> 6);
+            if (wi != lastw) {
+                c->pre0[wi] = count;
+                lastw = wi;
+            }
+            cell[count++] = (fcell){r[j].reg, y * c->w + x};
+        }
+    }
+    c->cells0.n = count;
+    cg__free(c->runs.p);
+    c->runs.p = NULL;
+    return CG_OK;
+}
+
+/* ------------------------------------------------------------- layers */
+
+/* The odd edges of a layer, in the order they were found. */
+static void take_edges(search *c)
+{
+    const edge *e = c->odd.p;
+    for (size_t i = 0; i < c->odd.n && c->k.regions > 1; i++)
+        cg__connect_take(&c->k, &e[i].a, &e[i].b);
+}
+
+/* An edge of weight 2k + 1, kept for the end of layer k unless its regions
+ * are already joined (then it can never be taken). The list has room. */
+INLINE void add_odd(search *c, end a, end b)
+{
+    if (!cg__joined(&c->k, a.reg, b.reg))
+        ((edge *)c->odd.p)[c->odd.n++] = (edge){a, b};
+}
+
+/* An edge of weight 2k: nothing lighter is left, so it is taken at once. */
+INLINE void add_even(search *c, end a, end b)
+{
+    if (!cg__joined(&c->k, a.reg, b.reg))
+        cg__connect_take(&c->k, &a, &b);
+}
+
+/* Computes word (y, i) of layer k into f1, g1 (over layer k - 2); returns
+ * it. *small counts layer k's small cells; the work list has room. */
+INLINE uint64_t grow_word(search *c, uint32_t y, size_t i, uint32_t *small)
+{
+    const size_t at = at_of(c, y, i), s = c->stride;
+    const uint64_t *f = c->f0, *g = c->g0;
+    const uint64_t f0 = f[at], fl = f[at - 1], fr = f[at + 1], fu = f[at - s], fd = f[at + s];
+    const uint64_t n = dilate(f0, fl, fr, fu, fd) & ~f0 & ~c->f1[at] & in_map(c, i);
+    c->f1[at] = n;
+    if (!n) {
+        c->g1[at] = 0;
+        return 0;
+    }
+    const uint64_t g0 = g[at], gl = g[at - 1], gr = g[at + 1], gu = g[at - s], gd = g[at + s];
+    /* Ties go to the largest region: a cell beside its cells of layer k - 1
+     * joins it. */
+    const uint64_t b = n & dilate(g0, gl, gr, gu, gd), sm = n & ~b;
+    const uint64_t xb = b & dilate(f0 & ~g0, fl & ~gl, fr & ~gr, fu & ~gu, fd & ~gd);
+    c->g1[at] = b;
+    if (sm | xb)
+        ((work *)c->work.p)[c->work.n++] = (work){sm, xb, (uint32_t)at, y};
+    c->pre1[at] = *small;
+    *small += (uint32_t)__builtin_popcountll(sm);
+    return n;
+}
+
+/* The small cell of layer k - 1 at bit b of word wi, whose small mask is m. */
+INLINE const fcell *prev_cell(const search *c, size_t wi, uint64_t m, unsigned b)
+{
+    return (const fcell *)c->cells0.p + rank_in(c->pre0, wi, m, b);
+}
+
+/* Owners of the small cells of a word of layer k, and the Voronoi edges met
+ * there: the order of regions/connect.c's meet. */
+INLINE cg_status meet_word(search *c, const work *wk, uint32_t k)
+{
+    const uint64_t *f = c->f0, *t = c->g0, *n = c->f1, *bg = c->g1;
+    const size_t s = c->stride, at = wk->at;
+    const uint32_t w = c->w, y = wk->y;
+    const uint32_t x0 = (uint32_t)((at - ((size_t)y + 1) * s - 1) * 64);
+    cg_status st;
+    /* Small cells of layer k - 1 around the word. */
+    const uint64_t fu = f[at - s] & ~t[at - s], fd = f[at + s] & ~t[at + s];
+    const uint64_t f0 = f[at] & ~t[at], fl = f[at - 1] & ~t[at - 1], fr = f[at + 1] & ~t[at + 1];
+    const uint64_t fleft = (f0 << 1) | (fl >> 63), fright = (f0 >> 1) | (fr << 63);
+    /* Layer k around the word: the largest region's cells, small cells. */
+    const uint64_t bu = bg[at - s], bd = bg[at + s];
+    const uint64_t b0 = bg[at], bl = bg[at - 1], br = bg[at + 1];
+    const uint64_t bleft = (b0 << 1) | (bl >> 63), bright = (b0 >> 1) | (br << 63);
+    const uint64_t nu = n[at - s] & ~bu, n0 = n[at] & ~b0, nl = n[at - 1] & ~bl;
+    const uint64_t nleft = (n0 << 1) | (nl >> 63);
+    if (wk->s && (st = vec_reserve(&c->cells1, (size_t)__builtin_popcountll(wk->s))) != CG_OK)
+        return st;
+    fcell *now = (fcell *)c->cells1.p + c->cells1.n;
+    for (uint64_t m = wk->s; m; m &= m - 1) {
+        const unsigned b = (unsigned)__builtin_ctzll(m);
+        const uint32_t x = x0 + b, cell = y * w + x;
+        if ((st = vec_reserve(&c->odd, 4)) != CG_OK)
+            return st;
+        /* Neighbours in layer k - 1 (all small), up, left, right, down: the
+         * first gives the owner, any other of another region an edge. */
+        const fcell *nb[4];
+        uint32_t nc[4];
+        int cnt = 0;
+        if ((fu >> b) & 1) {
+            nb[cnt] = prev_cell(c, at - s, fu, b);
+            nc[cnt++] = cell - w;
+        }
+        if ((fleft >> b) & 1) {
+            nb[cnt] = b ? prev_cell(c, at, f0, b - 1) : prev_cell(c, at - 1, fl, 63);
+            nc[cnt++] = cell - 1;
+        }
+        if ((fright >> b) & 1) {
+            nb[cnt] = b < 63 ? prev_cell(c, at, f0, b + 1) : prev_cell(c, at + 1, fr, 0);
+            nc[cnt++] = cell + 1;
+        }
+        if ((fd >> b) & 1) {
+            nb[cnt] = prev_cell(c, at + s, fd, b);
+            nc[cnt++] = cell + w;
+        }
+        const fcell me = *nb[0];
+        *now++ = me;
+        for (int q = 1; q < cnt; q++)
+            if (nb[q]->reg != me.reg)
+                add_even(c, (end){me.reg, cell, k, me.src},
+                         (end){nb[q]->reg, nc[q], k - 1, nb[q]->src});
+        /* Layer k: the largest region's cells on any side; small cells
+         * already placed (up, left). */
+        const end mine = {me.reg, cell, k, me.src};
+        if ((bu >> b) & 1)
+            add_odd(c, mine, (end){BIG, cell - w, k, NONE});
+        if ((bleft >> b) & 1)
+            add_odd(c, mine, (end){BIG, cell - 1, k, NONE});
+        if ((bright >> b) & 1)
+            add_odd(c, mine, (end){BIG, cell + 1, k, NONE});
+        if ((bd >> b) & 1)
+            add_odd(c, mine, (end){BIG, cell + w, k, NONE});
+        if ((nu >> b) & 1) {
+            const fcell *o = (const fcell *)c->cells1.p + rank_in(c->pre1, at - s, nu, b);
+            if (o->reg != me.reg)
+                add_odd(c, mine, (end){o->reg, cell - w, k, o->src});
+        }
+        if ((nleft >> b) & 1) {
+            const fcell *o = now - 2; /* the small cell just before, in scan order */
+            if (o->reg != me.reg)
+                add_odd(c, mine, (end){o->reg, cell - 1, k, o->src});
+        }
+    }
+    c->cells1.n = (size_t)(now - (fcell *)c->cells1.p);
+    /* The largest region's cells of layer k beside small cells of layer
+     * k - 1: edges of weight 2k, seen from this side only. */
+    for (uint64_t m = wk->xb; m; m &= m - 1) {
+        const unsigned b = (unsigned)__builtin_ctzll(m);
+        const uint32_t x = x0 + b, cell = y * w + x;
+        const end mine = {BIG, cell, k, NONE};
+        const fcell *o;
+        if ((fu >> b) & 1) {
+            o = prev_cell(c, at - s, fu, b);
+            add_even(c, mine, (end){o->reg, cell - w, k - 1, o->src});
+        }
+        if ((fleft >> b) & 1) {
+            o = b ? prev_cell(c, at, f0, b - 1) : prev_cell(c, at - 1, fl, 63);
+            add_even(c, mine, (end){o->reg, cell - 1, k - 1, o->src});
+        }
+        if ((fright >> b) & 1) {
+            o = b < 63 ? prev_cell(c, at, f0, b + 1) : prev_cell(c, at + 1, fr, 0);
+            add_even(c, mine, (end){o->reg, cell + 1, k - 1, o->src});
+        }
+        if ((fd >> b) & 1) {
+            o = prev_cell(c, at + s, fd, b);
+            add_even(c, mine, (end){o->reg, cell + w, k - 1, o->src});
+        }
+    }
+    return CG_OK;
+}
+
+/* The rows to compute for layer k, increasing: those of layer k - 1 and
+ * the rows beside them, and those still holding layer k - 2 (to clear). */
+static size_t rows_of_layer(search *c)
+{
+    size_t n = 0, j = 0;
+    int64_t last = -1;
+    for (size_t q = 0; q < c->nrows0; q++) {
+        for (int64_t y = (int64_t)c->rows0[q] - 1; y <= (int64_t)c->rows0[q] + 1; y++) {
+            if (y <= last || y >= c->h)
+                continue;
+            if (y < 0)
+                continue;
+            while (j < c->nrows1 && c->rows1[j] < y)
+                c->rows[n++] = c->rows1[j++];
+            if (j < c->nrows1 && c->rows1[j] == y)
+                j++;
+            c->rows[n++] = (uint32_t)y;
+            last = y;
+        }
+    }
+    while (j < c->nrows1)
+        c->rows[n++] = c->rows1[j++];
+    return n;
+}
+
+/* Layer k, row by row: a row's words (those beside layer k - 1's words),
+ * then the per-cell work of the row above, whose neighbourhood is now
+ * known. Returns early once one region is left. */
+INLINE cg_status layer(search *c, uint32_t k)
+{
+    cg_status st;
+    const size_t ncw = c->ncw, nrows = rows_of_layer(c);
+    uint32_t small = 0;
+    size_t done = 0; /* work entries met */
+    c->odd.n = c->work.n = c->cells1.n = 0;
+    c->nrows1 = 0;
+    for (size_t r = 0; r < nrows; r++) {
+        const uint32_t y = c->rows[r];
+        const uint64_t *up = c->m0 + (size_t)y * ncw, *mid = up + ncw, *down = mid + ncw;
+        uint64_t *mine = c->m1 + ((size_t)y + 1) * ncw, any = 0;
+        if ((st = vec_reserve(&c->work, c->nw)) != CG_OK)
+            return st;
+        for (size_t ci = 0; ci < ncw; ci++) {
+            uint64_t cand = up[ci] | down[ci] | mid[ci] | (mid[ci] << 1) | (mid[ci] >> 1);
+            if (ci)
+                cand |= mid[ci - 1] >> 63;
+            if (ci + 1 < ncw)
+                cand |= mid[ci + 1] << 63;
+            if (ci + 1 == ncw && (c->nw & 63))
+                cand &= (UINT64_C(1) << (c->nw & 63)) - 1;
+            /* Words left of layer k - 2 that layer k does not reach. */
+            for (uint64_t old = mine[ci] & ~cand; old; old &= old - 1) {
+                const size_t at = at_of(c, y, ci * 64 + (size_t)__builtin_ctzll(old));
+                c->f1[at] = c->g1[at] = 0;
+            }
+            uint64_t nz = 0;
+            for (uint64_t bits = cand; bits; bits &= bits - 1) {
+                const unsigned b = (unsigned)__builtin_ctzll(bits);
+                nz |= (uint64_t)(grow_word(c, y, ci * 64 + b, &small) != 0) << b;
+            }
+            mine[ci] = nz;
+            any |= nz;
+        }
+        if (any)
+            c->rows1[c->nrows1++] = y;
+        /* Rows above y are complete, and so is the row below any of them
+         * but y - 1: rows skipped hold nothing of layer k. */
+        work *wk = c->work.p;
+        for (; done < c->work.n && wk[done].y < y; done++)
+            if ((st = meet_word(c, &wk[done], k)) != CG_OK)
+                return st;
+        if (c->k.regions <= 1)
+            return CG_OK;
+        /* What is left is row y's: the list stays one row long. */
+        memmove(wk, wk + done, (c->work.n - done) * sizeof *wk);
+        c->work.n -= done;
+        done = 0;
+    }
+    for (; done < c->work.n; done++)
+        if ((st = meet_word(c, &((const work *)c->work.p)[done], k)) != CG_OK)
+            return st;
+    take_edges(c);
+    return CG_OK;
+}
+
+/* Layer k becomes layer k - 1; the old one's buffers take layer k + 1. */
+static void advance(search *c)
+{
+    uint64_t *t = c->f0;
+    c->f0 = c->f1;
+    c->f1 = t;
+    t = c->g0;
+    c->g0 = c->g1;
+    c->g1 = t;
+    t = c->m0;
+    c->m0 = c->m1;
+    c->m1 = t;
+    uint32_t *p = c->pre0;
+    c->pre0 = c->pre1;
+    c->pre1 = p;
+    p = c->rows0;
+    c->rows0 = c->rows1;
+    c->rows1 = p;
+    size_t n = c->nrows0;
+    c->nrows0 = c->nrows1;
+    c->nrows1 = n;
+    vec v = c->cells0;
+    c->cells0 = c->cells1;
+    c->cells1 = v;
+}
+
+/* The layers, until one region is left. */
+INLINE cg_status layers(search *c)
+{
+    cg_status st = CG_OK;
+    for (uint32_t k = 1; st == CG_OK && c->k.regions > 1 && c->nrows0; k++) {
+        st = layer(c, k);
+        advance(c);
+    }
+    return st;
+}
+
+static cg_status layers_base(search *c)
+{
+    return layers(c);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+__attribute__((target("popcnt,bmi,bmi2,lzcnt"))) static cg_status layers_popcnt(search *c)
+{
+    return layers(c);
+}
+#endif
+
+static void search_free(search *c)
+{
+    cg__free(c->f0);
+    cg__free(c->f1);
+    cg__free(c->g0);
+    cg__free(c->g1);
+    cg__free(c->big);
+    cg__free(c->pre0);
+    cg__free(c->pre1);
+    cg__free(c->m0);
+    cg__free(c->m1);
+    cg__free(c->rows0);
+    cg__free(c->rows1);
+    cg__free(c->rows);
+    cg__free(c->cells0.p);
+    cg__free(c->cells1.p);
+    cg__free(c->work.p);
+    cg__free(c->odd.p);
+    cg__free(c->runs.p);
+    cg__free(c->stack.p);
+    cg__free(c->k.uf);
+}
+
+cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
+{
+    if (corridors)
+        *corridors = 0;
+    if ((uint64_t)g->w * g->h > UINT32_MAX)
+        return CG_EOVERFLOW;
+    cg__labeller lb;
+    cg_status st = cg__label(&lb, g, 0, NULL, NULL);
+    if (st != CG_OK)
+        return st;
+    uint64_t roots;
+    const uint32_t largest = cg__largest_root(&lb, &roots);
+    if (roots <= 1) {
+        cg__labeller_free(&lb);
+        return CG_OK;
+    }
+    search c;
+    memset(&c, 0, sizeof c);
+    c.w = g->w;
+    c.h = g->h;
+    c.nw = g->nw;
+    c.stride = g->nw + 2;
+    c.ncw = (c.nw + 63) / 64;
+    c.last = ~cg__tail_mask(g);
+    c.cells0.elem = c.cells1.elem = sizeof(fcell);
+    c.work.elem = sizeof(work);
+    c.odd.elem = sizeof(edge);
+    const size_t words = c.stride * ((size_t)c.h + 2), mwords = c.ncw * ((size_t)c.h + 2);
+    c.f0 = cg__calloc(words, sizeof(uint64_t));
+    c.f1 = cg__calloc(words, sizeof(uint64_t));
+    c.g0 = cg__calloc(words, sizeof(uint64_t));
+    c.g1 = cg__calloc(words, sizeof(uint64_t));
+    c.big = cg__malloc(words * sizeof(uint64_t));
+    c.pre0 = cg__malloc(words * sizeof(uint32_t));
+    c.pre1 = cg__malloc(words * sizeof(uint32_t));
+    c.m0 = cg__calloc(mwords, sizeof(uint64_t));
+    c.m1 = cg__calloc(mwords, sizeof(uint64_t));
+    c.rows0 = cg__malloc(((size_t)c.h + 1) * sizeof(uint32_t));
+    c.rows1 = cg__malloc(((size_t)c.h + 1) * sizeof(uint32_t));
+    c.rows = cg__malloc(((size_t)c.h + 1) * sizeof(uint32_t));
+    c.k.g = g;
+    c.k.w = c.w;
+    c.k.h = c.h;
+    c.k.stride = c.stride;
+    c.k.big = c.big;
+    c.k.width = width;
+    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.big || !c.pre0 || !c.pre1 || !c.m0 || !c.m1 ||
+        !c.rows0 || !c.rows1 || !c.rows)
+        st = CG_ENOMEM;
+    if (st == CG_OK)
+        st = layer0(&c, &lb, largest);
+    cg__labeller_free(&lb);
+    if (st == CG_OK) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+        if (cg__regions_popcnt())
+            st = layers_popcnt(&c);
+        else
+#endif
+            st = layers_base(&c);
+    }
+    if (corridors)
+        *corridors = c.k.corridors;
+    search_free(&c);
+    return st;
+}
