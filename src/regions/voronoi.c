@@ -100,6 +100,8 @@ typedef struct search {
     uint64_t *f0, *f1;  /* layer k - 1; layer k (layer k - 2 until overwritten) */
     uint64_t *g0, *g1;  /* the largest region's cells of f0, f1 */
     uint64_t *big;      /* the largest region's floor */
+    uint64_t *u0, *u1;  /* small cells of f0, f1 whose region was outside the largest's component */
+    uint8_t *inbig;     /* per region: known to be joined to the largest */
     uint32_t *pre0, *pre1; /* per word: small cells of its layer before it */
     uint64_t *m0, *m1;     /* per row: the nonzero words of f0, f1 */
     uint32_t *rows0, *rows1, *rows; /* rows with front in f0, f1; rows to compute */
@@ -257,6 +259,10 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
     for (uint32_t r = 0; r <= nid; r++)
         c->k.uf[r] = r;
     c->k.regions = (uint64_t)nid + 1;
+    c->inbig = cg__calloc((size_t)nid + 1, 1);
+    if (!c->inbig)
+        return CG_ENOMEM;
+    c->inbig[BIG] = 1;
     c->runs.elem = sizeof(srun);
     c->stack.elem = sizeof(span);
     nid = 0;
@@ -273,6 +279,9 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
     if ((st = sort_runs(c)) != CG_OK)
         return st;
     memcpy(c->big, c->g0, c->stride * ((size_t)c->h + 2) * sizeof *c->big);
+    /* At first every region but the largest is outside its component. */
+    for (size_t i = 0; i < c->stride * ((size_t)c->h + 2); i++)
+        c->u0[i] = c->f0[i] & ~c->g0[i];
     /* The small cells, and each word's first. */
     uint64_t small_n = 0;
     const srun *r = c->runs.p;
@@ -351,14 +360,130 @@ INLINE uint64_t grow_word(search *c, uint32_t y, size_t i, uint32_t *small)
     return n;
 }
 
+/* Computes words i0 .. i0+cnt-1 (cnt <= 64) of row y of layer k, as
+ * grow_word does, where the front is dense: no test per word, the work
+ * list written through (it has room for one more word) and advanced only
+ * where there is work. Returns the nonzero words. */
+INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t *small)
+{
+    const size_t s = c->stride, at0 = at_of(c, y, i0);
+    const uint64_t *fm = c->f0 + at0, *fu = fm - s, *fd = fm + s;
+    const uint64_t *gm = c->g0 + at0, *gu = gm - s, *gd = gm + s;
+    uint64_t *f1 = c->f1 + at0, *g1 = c->g1 + at0;
+    uint32_t *pre = c->pre1 + at0, count = *small;
+    work *wk = (work *)c->work.p + c->work.n;
+    size_t wn = 0;
+    uint64_t nz = 0;
+    const size_t lastj = i0 + cnt == c->nw ? cnt - 1 : SIZE_MAX;
+    for (size_t j = 0; j < cnt; j++) {
+        const uint64_t f0 = fm[j], fl = fm[j - 1], fr = fm[j + 1], fuj = fu[j], fdj = fd[j];
+        uint64_t n = dilate(f0, fl, fr, fuj, fdj) & ~f0 & ~f1[j];
+        n &= j == lastj ? c->last : ~UINT64_C(0);
+        const uint64_t g0 = gm[j], gl = gm[j - 1], gr = gm[j + 1], guj = gu[j], gdj = gd[j];
+        const uint64_t b = n & dilate(g0, gl, gr, guj, gdj), sm = n & ~b;
+        const uint64_t xb = b & dilate(f0 & ~g0, fl & ~gl, fr & ~gr, fuj & ~guj, fdj & ~gdj);
+        f1[j] = n;
+        g1[j] = b;
+        pre[j] = count;
+        count += (uint32_t)__builtin_popcountll(sm);
+        wk[wn] = (work){sm, xb, (uint32_t)(at0 + j), y};
+        wn += (sm | xb) != 0;
+        nz |= (uint64_t)(n != 0) << j;
+    }
+    c->work.n += wn;
+    *small = count;
+    return nz;
+}
+
 /* The small cell of layer k - 1 at bit b of word wi, whose small mask is m. */
 INLINE const fcell *prev_cell(const search *c, size_t wi, uint64_t m, unsigned b)
 {
     return (const fcell *)c->cells0.p + rank_in(c->pre0, wi, m, b);
 }
 
-/* Owners of the small cells of a word of layer k, and the Voronoi edges met
- * there: the order of regions/connect.c's meet. */
+/* Whether region r is known to be joined to the largest: its root is 0
+ * (uf_join keeps the smaller root, and the largest region is 0). Once
+ * joined, always joined, so the answer is kept. */
+INLINE uint64_t outside(search *c, uint32_t r)
+{
+    if (c->inbig[r])
+        return 0;
+    if (cg__uf_find(c->k.uf, r) != BIG)
+        return 1;
+    c->inbig[r] = 1;
+    return 0;
+}
+
+/* The edges at a small cell of layer k at bit b: the order of
+ * regions/connect.c's meet. */
+INLINE void cell_edges(search *c, size_t at, uint32_t cell, unsigned b, uint32_t k,
+                       const fcell *me_p, const uint64_t *mask)
+{
+    const size_t s = c->stride;
+    const uint32_t w = c->w;
+    const uint64_t fu = mask[0], fleft = mask[1], fright = mask[2], fd = mask[3], f0 = mask[4],
+                   fl = mask[5], fr = mask[6], bu = mask[7], bleft = mask[8], bright = mask[9],
+                   bd = mask[10], nu = mask[11], nleft = mask[12];
+    const fcell *nb[4];
+    uint32_t nc[4];
+    int cnt = 0;
+    if ((fu >> b) & 1) {
+        nb[cnt] = prev_cell(c, at - s, fu, b);
+        nc[cnt++] = cell - w;
+    }
+    if ((fleft >> b) & 1) {
+        nb[cnt] = b ? prev_cell(c, at, f0, b - 1) : prev_cell(c, at - 1, fl, 63);
+        nc[cnt++] = cell - 1;
+    }
+    if ((fright >> b) & 1) {
+        nb[cnt] = b < 63 ? prev_cell(c, at, f0, b + 1) : prev_cell(c, at + 1, fr, 0);
+        nc[cnt++] = cell + 1;
+    }
+    if ((fd >> b) & 1) {
+        nb[cnt] = prev_cell(c, at + s, fd, b);
+        nc[cnt++] = cell + w;
+    }
+    const fcell me = *me_p;
+    for (int q = 1; q < cnt; q++)
+        if (nb[q]->reg != me.reg)
+            add_even(c, (end){me.reg, cell, k, me.src}, (end){nb[q]->reg, nc[q], k - 1, nb[q]->src});
+    /* Layer k: the largest region's cells on any side; small cells already
+     * placed (up, left). */
+    const end mine = {me.reg, cell, k, me.src};
+    if ((bu >> b) & 1)
+        add_odd(c, mine, (end){BIG, cell - w, k, NONE});
+    if ((bleft >> b) & 1)
+        add_odd(c, mine, (end){BIG, cell - 1, k, NONE});
+    if ((bright >> b) & 1)
+        add_odd(c, mine, (end){BIG, cell + 1, k, NONE});
+    if ((bd >> b) & 1)
+        add_odd(c, mine, (end){BIG, cell + w, k, NONE});
+    if ((nu >> b) & 1) {
+        const fcell *o = (const fcell *)c->cells1.p + rank_in(c->pre1, at - s, nu, b);
+        if (o->reg != me.reg)
+            add_odd(c, mine, (end){o->reg, cell - w, k, o->src});
+    }
+    if ((nleft >> b) & 1) {
+        const fcell *o = me_p - 1; /* the small cell just before, in scan order */
+        if (o->reg != me.reg)
+            add_odd(c, mine, (end){o->reg, cell - 1, k, o->src});
+    }
+}
+
+/* Owners of the small cells of a word of layer k, then the Voronoi edges
+ * met there, in the order of regions/connect.c's meet (owners do not
+ * depend on edges, and a cell's edges only on owners before it).
+ *
+ * Owners without a test per cell: the cells whose first neighbour of layer
+ * k - 1 (up, left, right, down) is up, then left, ... each a loop of its
+ * own, writing the owner at the cell's rank.
+ *
+ * Edges only where one could be taken: an edge joins two regions not yet
+ * joined, so one of them is outside the largest region's component. Each
+ * small cell keeps a bit (u0, u1) saying its region was outside when the
+ * cell was placed - joins are never undone, so a cell without it can be
+ * passed over - and a cell is looked at only if it or a small neighbour has
+ * the bit. */
 INLINE cg_status meet_word(search *c, const work *wk, uint32_t k)
 {
     const uint64_t *f = c->f0, *t = c->g0, *n = c->f1, *bg = c->g1;
@@ -374,69 +499,53 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k)
     const uint64_t bu = bg[at - s], bd = bg[at + s];
     const uint64_t b0 = bg[at], bl = bg[at - 1], br = bg[at + 1];
     const uint64_t bleft = (b0 << 1) | (bl >> 63), bright = (b0 >> 1) | (br << 63);
-    const uint64_t nu = n[at - s] & ~bu, n0 = n[at] & ~b0, nl = n[at - 1] & ~bl;
-    const uint64_t nleft = (n0 << 1) | (nl >> 63);
-    if (wk->s && (st = vec_reserve(&c->cells1, (size_t)__builtin_popcountll(wk->s))) != CG_OK)
-        return st;
-    fcell *now = (fcell *)c->cells1.p + c->cells1.n;
-    for (uint64_t m = wk->s; m; m &= m - 1) {
-        const unsigned b = (unsigned)__builtin_ctzll(m);
-        const uint32_t x = x0 + b, cell = y * w + x;
-        if ((st = vec_reserve(&c->odd, 4)) != CG_OK)
+    const uint64_t nu = n[at - s] & ~bu, nl = n[at - 1] & ~bl;
+    const uint64_t sm = wk->s, nleft = (sm << 1) | (nl >> 63);
+    /* Cells beside a small cell of layer k - 1 whose region was outside. */
+    const uint64_t *u = c->u0;
+    const uint64_t uc = u[at] & f0;
+    const uint64_t near = (u[at - s] & fu) | (u[at + s] & fd) | (uc << 1) |
+                          ((u[at - 1] & fl) >> 63) | (uc >> 1) | ((u[at + 1] & fr) << 63);
+    if (sm) {
+        const size_t cnt = (size_t)__builtin_popcountll(sm);
+        if ((st = vec_reserve(&c->cells1, cnt)) != CG_OK ||
+            (st = vec_reserve(&c->odd, 4 * cnt)) != CG_OK)
             return st;
-        /* Neighbours in layer k - 1 (all small), up, left, right, down: the
-         * first gives the owner, any other of another region an edge. */
-        const fcell *nb[4];
-        uint32_t nc[4];
-        int cnt = 0;
-        if ((fu >> b) & 1) {
-            nb[cnt] = prev_cell(c, at - s, fu, b);
-            nc[cnt++] = cell - w;
-        }
-        if ((fleft >> b) & 1) {
-            nb[cnt] = b ? prev_cell(c, at, f0, b - 1) : prev_cell(c, at - 1, fl, 63);
-            nc[cnt++] = cell - 1;
-        }
-        if ((fright >> b) & 1) {
-            nb[cnt] = b < 63 ? prev_cell(c, at, f0, b + 1) : prev_cell(c, at + 1, fr, 0);
-            nc[cnt++] = cell + 1;
-        }
-        if ((fd >> b) & 1) {
-            nb[cnt] = prev_cell(c, at + s, fd, b);
-            nc[cnt++] = cell + w;
-        }
-        const fcell me = *nb[0];
-        *now++ = me;
-        for (int q = 1; q < cnt; q++)
-            if (nb[q]->reg != me.reg)
-                add_even(c, (end){me.reg, cell, k, me.src},
-                         (end){nb[q]->reg, nc[q], k - 1, nb[q]->src});
-        /* Layer k: the largest region's cells on any side; small cells
-         * already placed (up, left). */
-        const end mine = {me.reg, cell, k, me.src};
-        if ((bu >> b) & 1)
-            add_odd(c, mine, (end){BIG, cell - w, k, NONE});
-        if ((bleft >> b) & 1)
-            add_odd(c, mine, (end){BIG, cell - 1, k, NONE});
-        if ((bright >> b) & 1)
-            add_odd(c, mine, (end){BIG, cell + 1, k, NONE});
-        if ((bd >> b) & 1)
-            add_odd(c, mine, (end){BIG, cell + w, k, NONE});
-        if ((nu >> b) & 1) {
-            const fcell *o = (const fcell *)c->cells1.p + rank_in(c->pre1, at - s, nu, b);
-            if (o->reg != me.reg)
-                add_odd(c, mine, (end){o->reg, cell - w, k, o->src});
-        }
-        if ((nleft >> b) & 1) {
-            const fcell *o = now - 2; /* the small cell just before, in scan order */
-            if (o->reg != me.reg)
-                add_odd(c, mine, (end){o->reg, cell - 1, k, o->src});
+        fcell *base = (fcell *)c->cells1.p + c->cells1.n;
+        c->cells1.n += cnt;
+        const uint64_t cu = sm & fu, cl = sm & fleft & ~fu, cr = sm & fright & ~(fu | fleft);
+        const uint64_t cd = sm & ~(fu | fleft | fright);
+        uint64_t mine = 0;
+#define BELOW(b) ((UINT64_C(1) << (b)) - 1)
+#define PLACE(cls, src_expr)                                                                       \
+    for (uint64_t m = (cls); m; m &= m - 1) {                                                      \
+        const unsigned b = (unsigned)__builtin_ctzll(m);                                           \
+        const fcell o = *(src_expr);                                                               \
+        base[__builtin_popcountll(sm & BELOW(b))] = o;                                             \
+        mine |= outside(c, o.reg) << b;                                                            \
+    }
+        PLACE(cu, prev_cell(c, at - s, fu, b))
+        PLACE(cl, b ? prev_cell(c, at, f0, b - 1) : prev_cell(c, at - 1, fl, 63))
+        PLACE(cr, b < 63 ? prev_cell(c, at, f0, b + 1) : prev_cell(c, at + 1, fr, 0))
+        PLACE(cd, prev_cell(c, at + s, fd, b))
+#undef PLACE
+        c->u1[at] = mine;
+        const uint64_t *v = c->u1;
+        const uint64_t look =
+            sm & (mine | near | (v[at - s] & nu) | (((mine << 1) | ((v[at - 1] & nl) >> 63)) & nleft));
+        if (look) {
+            const uint64_t mask[13] = {fu, fleft, fright, fd, f0, fl, fr, bu, bleft, bright, bd, nu,
+                                       nleft};
+            for (uint64_t m = look; m; m &= m - 1) {
+                const unsigned b = (unsigned)__builtin_ctzll(m);
+                cell_edges(c, at, y * w + x0 + b, b, k, base + __builtin_popcountll(sm & BELOW(b)),
+                           mask);
+            }
         }
     }
-    c->cells1.n = (size_t)(now - (fcell *)c->cells1.p);
     /* The largest region's cells of layer k beside small cells of layer
      * k - 1: edges of weight 2k, seen from this side only. */
-    for (uint64_t m = wk->xb; m; m &= m - 1) {
+    for (uint64_t m = wk->xb & near; m; m &= m - 1) {
         const unsigned b = (unsigned)__builtin_ctzll(m);
         const uint32_t x = x0 + b, cell = y * w + x;
         const end mine = {BIG, cell, k, NONE};
@@ -458,6 +567,7 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k)
             add_even(c, mine, (end){o->reg, cell + w, k - 1, o->src});
         }
     }
+#undef BELOW
     return CG_OK;
 }
 
@@ -501,7 +611,7 @@ INLINE cg_status layer(search *c, uint32_t k)
         const uint32_t y = c->rows[r];
         const uint64_t *up = c->m0 + (size_t)y * ncw, *mid = up + ncw, *down = mid + ncw;
         uint64_t *mine = c->m1 + ((size_t)y + 1) * ncw, any = 0;
-        if ((st = vec_reserve(&c->work, c->nw)) != CG_OK)
+        if ((st = vec_reserve(&c->work, c->nw + 1)) != CG_OK)
             return st;
         for (size_t ci = 0; ci < ncw; ci++) {
             uint64_t cand = up[ci] | down[ci] | mid[ci] | (mid[ci] << 1) | (mid[ci] >> 1);
@@ -516,11 +626,16 @@ INLINE cg_status layer(search *c, uint32_t k)
                 const size_t at = at_of(c, y, ci * 64 + (size_t)__builtin_ctzll(old));
                 c->f1[at] = c->g1[at] = 0;
             }
+            const size_t words = ci + 1 < ncw || !(c->nw & 63) ? 64 : c->nw & 63;
+            const uint64_t full = words == 64 ? ~UINT64_C(0) : (UINT64_C(1) << words) - 1;
             uint64_t nz = 0;
-            for (uint64_t bits = cand; bits; bits &= bits - 1) {
-                const unsigned b = (unsigned)__builtin_ctzll(bits);
-                nz |= (uint64_t)(grow_word(c, y, ci * 64 + b, &small) != 0) << b;
-            }
+            if (cand == full)
+                nz = grow_span(c, y, ci * 64, words, &small);
+            else
+                for (uint64_t bits = cand; bits; bits &= bits - 1) {
+                    const unsigned b = (unsigned)__builtin_ctzll(bits);
+                    nz |= (uint64_t)(grow_word(c, y, ci * 64 + b, &small) != 0) << b;
+                }
             mine[ci] = nz;
             any |= nz;
         }
@@ -558,6 +673,9 @@ static void advance(search *c)
     t = c->m0;
     c->m0 = c->m1;
     c->m1 = t;
+    t = c->u0;
+    c->u0 = c->u1;
+    c->u1 = t;
     uint32_t *p = c->pre0;
     c->pre0 = c->pre1;
     c->pre1 = p;
@@ -602,6 +720,9 @@ static void search_free(search *c)
     cg__free(c->g0);
     cg__free(c->g1);
     cg__free(c->big);
+    cg__free(c->u0);
+    cg__free(c->u1);
+    cg__free(c->inbig);
     cg__free(c->pre0);
     cg__free(c->pre1);
     cg__free(c->m0);
@@ -651,6 +772,8 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.g0 = cg__calloc(words, sizeof(uint64_t));
     c.g1 = cg__calloc(words, sizeof(uint64_t));
     c.big = cg__malloc(words * sizeof(uint64_t));
+    c.u0 = cg__calloc(words, sizeof(uint64_t));
+    c.u1 = cg__calloc(words, sizeof(uint64_t));
     c.pre0 = cg__malloc(words * sizeof(uint32_t));
     c.pre1 = cg__malloc(words * sizeof(uint32_t));
     c.m0 = cg__calloc(mwords, sizeof(uint64_t));
@@ -664,7 +787,7 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.k.stride = c.stride;
     c.k.big = c.big;
     c.k.width = width;
-    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.big || !c.pre0 || !c.pre1 || !c.m0 || !c.m1 ||
+    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.big || !c.u0 || !c.u1 || !c.pre0 || !c.pre1 || !c.m0 || !c.m1 ||
         !c.rows0 || !c.rows1 || !c.rows)
         st = CG_ENOMEM;
     if (st == CG_OK)
