@@ -100,8 +100,10 @@ typedef struct search {
     uint64_t *f0, *f1;  /* layer k - 1; layer k (layer k - 2 until overwritten) */
     uint64_t *g0, *g1;  /* the largest region's cells of f0, f1 */
     uint64_t *big;      /* the largest region's floor */
-    uint64_t *u0, *u1;  /* small cells of f0, f1 whose region was outside the largest's component */
+    uint64_t *out_up, *out; /* per word of the row above, of this row: small cells of layer k
+                               whose region was outside the largest's component */
     uint8_t *inbig;     /* per region: known to be joined to the largest */
+    uint32_t met_row;   /* the row out[] is of */
     uint32_t *pre0, *pre1; /* per word: small cells of its layer before it */
     uint64_t *m0, *m1;     /* per row: the nonzero words of f0, f1 */
     uint32_t *rows0, *rows1, *rows; /* rows with front in f0, f1; rows to compute */
@@ -279,9 +281,6 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
     if ((st = sort_runs(c)) != CG_OK)
         return st;
     memcpy(c->big, c->g0, c->stride * ((size_t)c->h + 2) * sizeof *c->big);
-    /* At first every region but the largest is outside its component. */
-    for (size_t i = 0; i < c->stride * ((size_t)c->h + 2); i++)
-        c->u0[i] = c->f0[i] & ~c->g0[i];
     /* The small cells, and each word's first. */
     uint64_t small_n = 0;
     const srun *r = c->runs.p;
@@ -479,11 +478,12 @@ INLINE void cell_edges(search *c, size_t at, uint32_t cell, unsigned b, uint32_t
  * own, writing the owner at the cell's rank.
  *
  * Edges only where one could be taken: an edge joins two regions not yet
- * joined, so one of them is outside the largest region's component. Each
- * small cell keeps a bit (u0, u1) saying its region was outside when the
- * cell was placed - joins are never undone, so a cell without it can be
- * passed over - and a cell is looked at only if it or a small neighbour has
- * the bit. */
+ * joined, so one of them is outside the largest region's component. A
+ * small cell of layer k gets a bit saying its region was outside when the
+ * cell was placed (joins are never undone, so a cell without it can be
+ * passed over), and a cell is looked at only if it has the bit, or a small
+ * neighbour of layer k above or left has it, or it has two neighbours in
+ * layer k - 1 (the other's region is not looked up here). */
 INLINE cg_status meet_word(search *c, const work *wk, uint32_t k)
 {
     const uint64_t *f = c->f0, *t = c->g0, *n = c->f1, *bg = c->g1;
@@ -501,11 +501,13 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k)
     const uint64_t bleft = (b0 << 1) | (bl >> 63), bright = (b0 >> 1) | (br << 63);
     const uint64_t nu = n[at - s] & ~bu, nl = n[at - 1] & ~bl;
     const uint64_t sm = wk->s, nleft = (sm << 1) | (nl >> 63);
-    /* Cells beside a small cell of layer k - 1 whose region was outside. */
-    const uint64_t *u = c->u0;
-    const uint64_t uc = u[at] & f0;
-    const uint64_t near = (u[at - s] & fu) | (u[at + s] & fd) | (uc << 1) |
-                          ((u[at - 1] & fl) >> 63) | (uc >> 1) | ((u[at + 1] & fr) << 63);
+    const size_t i = at - ((size_t)y + 1) * s; /* in out[], framed */
+    if (y != c->met_row) { /* the bits of a row not just above are never read */
+        uint64_t *row = c->out_up;
+        c->out_up = c->out;
+        c->out = row;
+        c->met_row = y;
+    }
     if (sm) {
         const size_t cnt = (size_t)__builtin_popcountll(sm);
         if ((st = vec_reserve(&c->cells1, cnt)) != CG_OK ||
@@ -529,10 +531,11 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k)
         PLACE(cr, b < 63 ? prev_cell(c, at, f0, b + 1) : prev_cell(c, at + 1, fr, 0))
         PLACE(cd, prev_cell(c, at + s, fd, b))
 #undef PLACE
-        c->u1[at] = mine;
-        const uint64_t *v = c->u1;
-        const uint64_t look =
-            sm & (mine | near | (v[at - s] & nu) | (((mine << 1) | ((v[at - 1] & nl) >> 63)) & nleft));
+        c->out[i] = mine;
+        const uint64_t two =
+            (fu & (fleft | fright | fd)) | (fleft & (fright | fd)) | (fright & fd);
+        const uint64_t look = sm & (mine | two | (c->out_up[i] & nu) |
+                                    (((mine << 1) | ((c->out[i - 1] & nl) >> 63)) & nleft));
         if (look) {
             const uint64_t mask[13] = {fu, fleft, fright, fd, f0, fl, fr, bu, bleft, bright, bd, nu,
                                        nleft};
@@ -545,7 +548,7 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k)
     }
     /* The largest region's cells of layer k beside small cells of layer
      * k - 1: edges of weight 2k, seen from this side only. */
-    for (uint64_t m = wk->xb & near; m; m &= m - 1) {
+    for (uint64_t m = wk->xb; m; m &= m - 1) {
         const unsigned b = (unsigned)__builtin_ctzll(m);
         const uint32_t x = x0 + b, cell = y * w + x;
         const end mine = {BIG, cell, k, NONE};
@@ -607,6 +610,7 @@ INLINE cg_status layer(search *c, uint32_t k)
     size_t done = 0; /* work entries met */
     c->odd.n = c->work.n = c->cells1.n = 0;
     c->nrows1 = 0;
+    c->met_row = UINT32_MAX;
     for (size_t r = 0; r < nrows; r++) {
         const uint32_t y = c->rows[r];
         const uint64_t *up = c->m0 + (size_t)y * ncw, *mid = up + ncw, *down = mid + ncw;
@@ -673,9 +677,6 @@ static void advance(search *c)
     t = c->m0;
     c->m0 = c->m1;
     c->m1 = t;
-    t = c->u0;
-    c->u0 = c->u1;
-    c->u1 = t;
     uint32_t *p = c->pre0;
     c->pre0 = c->pre1;
     c->pre1 = p;
@@ -720,8 +721,8 @@ static void search_free(search *c)
     cg__free(c->g0);
     cg__free(c->g1);
     cg__free(c->big);
-    cg__free(c->u0);
-    cg__free(c->u1);
+    cg__free(c->out_up);
+    cg__free(c->out);
     cg__free(c->inbig);
     cg__free(c->pre0);
     cg__free(c->pre1);
@@ -772,8 +773,8 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.g0 = cg__calloc(words, sizeof(uint64_t));
     c.g1 = cg__calloc(words, sizeof(uint64_t));
     c.big = cg__malloc(words * sizeof(uint64_t));
-    c.u0 = cg__calloc(words, sizeof(uint64_t));
-    c.u1 = cg__calloc(words, sizeof(uint64_t));
+    c.out_up = cg__calloc(c.stride, sizeof(uint64_t));
+    c.out = cg__calloc(c.stride, sizeof(uint64_t));
     c.pre0 = cg__malloc(words * sizeof(uint32_t));
     c.pre1 = cg__malloc(words * sizeof(uint32_t));
     c.m0 = cg__calloc(mwords, sizeof(uint64_t));
@@ -787,7 +788,7 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.k.stride = c.stride;
     c.k.big = c.big;
     c.k.width = width;
-    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.big || !c.u0 || !c.u1 || !c.pre0 || !c.pre1 || !c.m0 || !c.m1 ||
+    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.big || !c.out_up || !c.out || !c.pre0 || !c.pre1 || !c.m0 || !c.m1 ||
         !c.rows0 || !c.rows1 || !c.rows)
         st = CG_ENOMEM;
     if (st == CG_OK)
