@@ -286,9 +286,10 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
     const srun *r = c->runs.p;
     for (size_t j = 0; j < c->runs.n; j++)
         small_n += r[j].len;
-    if (small_n > SIZE_MAX / sizeof(fcell) || (st = vec_reserve(&c->cells0, (size_t)small_n)))
+    c->cells0.elem = sizeof(uint32_t);
+    if (small_n > SIZE_MAX / sizeof(uint32_t) || (st = vec_reserve(&c->cells0, (size_t)small_n)))
         return CG_ENOMEM;
-    fcell *cell = c->cells0.p;
+    uint32_t *cell = c->cells0.p;
     uint32_t count = 0;
     size_t lastw = SIZE_MAX;
     for (size_t j = 0; j < c->runs.n; j++) {
@@ -299,7 +300,7 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
                 c->pre0[wi] = count;
                 lastw = wi;
             }
-            cell[count++] = (fcell){r[j].reg, y * c->w + x};
+            cell[count++] = r[j].reg;
         }
     }
     c->cells0.n = count;
@@ -394,10 +395,15 @@ INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t
     return nz;
 }
 
-/* The small cell of layer k - 1 at bit b of word wi, whose small mask is m. */
-INLINE const fcell *prev_cell(const search *c, size_t wi, uint64_t m, unsigned b)
+/* The small cell of layer k - 1 at bit b of word wi, whose small mask is m;
+ * cell is its index. Layer 0 keeps only regions (first): a floor cell is its
+ * own source. */
+INLINE fcell prev_cell(const search *c, size_t wi, uint64_t m, unsigned b, uint32_t cell, int first)
 {
-    return (const fcell *)c->cells0.p + rank_in(c->pre0, wi, m, b);
+    const uint32_t r = rank_in(c->pre0, wi, m, b);
+    if (first)
+        return (fcell){((const uint32_t *)c->cells0.p)[r], cell};
+    return ((const fcell *)c->cells0.p)[r];
 }
 
 /* Whether region r is known to be joined to the largest: its root is 0
@@ -416,36 +422,38 @@ INLINE uint64_t outside(search *c, uint32_t r)
 /* The edges at a small cell of layer k at bit b: the order of
  * regions/connect.c's meet. */
 INLINE void cell_edges(search *c, size_t at, uint32_t cell, unsigned b, uint32_t k,
-                       const fcell *me_p, const uint64_t *mask)
+                       const fcell *me_p, const uint64_t *mask, int first)
 {
     const size_t s = c->stride;
     const uint32_t w = c->w;
     const uint64_t fu = mask[0], fleft = mask[1], fright = mask[2], fd = mask[3], f0 = mask[4],
                    fl = mask[5], fr = mask[6], bu = mask[7], bleft = mask[8], bright = mask[9],
                    bd = mask[10], nu = mask[11], nleft = mask[12];
-    const fcell *nb[4];
+    fcell nb[4];
     uint32_t nc[4];
     int cnt = 0;
     if ((fu >> b) & 1) {
-        nb[cnt] = prev_cell(c, at - s, fu, b);
+        nb[cnt] = prev_cell(c, at - s, fu, b, cell - w, first);
         nc[cnt++] = cell - w;
     }
     if ((fleft >> b) & 1) {
-        nb[cnt] = b ? prev_cell(c, at, f0, b - 1) : prev_cell(c, at - 1, fl, 63);
+        nb[cnt] = b ? prev_cell(c, at, f0, b - 1, cell - 1, first)
+                    : prev_cell(c, at - 1, fl, 63, cell - 1, first);
         nc[cnt++] = cell - 1;
     }
     if ((fright >> b) & 1) {
-        nb[cnt] = b < 63 ? prev_cell(c, at, f0, b + 1) : prev_cell(c, at + 1, fr, 0);
+        nb[cnt] = b < 63 ? prev_cell(c, at, f0, b + 1, cell + 1, first)
+                         : prev_cell(c, at + 1, fr, 0, cell + 1, first);
         nc[cnt++] = cell + 1;
     }
     if ((fd >> b) & 1) {
-        nb[cnt] = prev_cell(c, at + s, fd, b);
+        nb[cnt] = prev_cell(c, at + s, fd, b, cell + w, first);
         nc[cnt++] = cell + w;
     }
     const fcell me = *me_p;
     for (int q = 1; q < cnt; q++)
-        if (nb[q]->reg != me.reg)
-            add_even(c, (end){me.reg, cell, k, me.src}, (end){nb[q]->reg, nc[q], k - 1, nb[q]->src});
+        if (nb[q].reg != me.reg)
+            add_even(c, (end){me.reg, cell, k, me.src}, (end){nb[q].reg, nc[q], k - 1, nb[q].src});
     /* Layer k: the largest region's cells on any side; small cells already
      * placed (up, left). */
     const end mine = {me.reg, cell, k, me.src};
@@ -484,7 +492,7 @@ INLINE void cell_edges(search *c, size_t at, uint32_t cell, unsigned b, uint32_t
  * passed over), and a cell is looked at only if it has the bit, or a small
  * neighbour of layer k above or left has it, or it has two neighbours in
  * layer k - 1 (the other's region is not looked up here). */
-INLINE cg_status meet_word(search *c, const work *wk, uint32_t k)
+INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
 {
     const uint64_t *f = c->f0, *t = c->g0, *n = c->f1, *bg = c->g1;
     const size_t s = c->stride, at = wk->at;
@@ -519,17 +527,20 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k)
         const uint64_t cd = sm & ~(fu | fleft | fright);
         uint64_t mine = 0;
 #define BELOW(b) ((UINT64_C(1) << (b)) - 1)
+        const uint32_t cell0 = y * w + x0;
 #define PLACE(cls, src_expr)                                                                       \
     for (uint64_t m = (cls); m; m &= m - 1) {                                                      \
         const unsigned b = (unsigned)__builtin_ctzll(m);                                           \
-        const fcell o = *(src_expr);                                                               \
+        const fcell o = (src_expr);                                                                \
         base[__builtin_popcountll(sm & BELOW(b))] = o;                                             \
         mine |= outside(c, o.reg) << b;                                                            \
     }
-        PLACE(cu, prev_cell(c, at - s, fu, b))
-        PLACE(cl, b ? prev_cell(c, at, f0, b - 1) : prev_cell(c, at - 1, fl, 63))
-        PLACE(cr, b < 63 ? prev_cell(c, at, f0, b + 1) : prev_cell(c, at + 1, fr, 0))
-        PLACE(cd, prev_cell(c, at + s, fd, b))
+        PLACE(cu, prev_cell(c, at - s, fu, b, cell0 + b - w, first))
+        PLACE(cl, b ? prev_cell(c, at, f0, b - 1, cell0 + b - 1, first)
+                    : prev_cell(c, at - 1, fl, 63, cell0 - 1, first))
+        PLACE(cr, b < 63 ? prev_cell(c, at, f0, b + 1, cell0 + b + 1, first)
+                         : prev_cell(c, at + 1, fr, 0, cell0 + 64, first))
+        PLACE(cd, prev_cell(c, at + s, fd, b, cell0 + b + w, first))
 #undef PLACE
         c->out[i] = mine;
         const uint64_t two =
@@ -542,7 +553,7 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k)
             for (uint64_t m = look; m; m &= m - 1) {
                 const unsigned b = (unsigned)__builtin_ctzll(m);
                 cell_edges(c, at, y * w + x0 + b, b, k, base + __builtin_popcountll(sm & BELOW(b)),
-                           mask);
+                           mask, first);
             }
         }
     }
@@ -552,22 +563,24 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k)
         const unsigned b = (unsigned)__builtin_ctzll(m);
         const uint32_t x = x0 + b, cell = y * w + x;
         const end mine = {BIG, cell, k, NONE};
-        const fcell *o;
+        fcell o;
         if ((fu >> b) & 1) {
-            o = prev_cell(c, at - s, fu, b);
-            add_even(c, mine, (end){o->reg, cell - w, k - 1, o->src});
+            o = prev_cell(c, at - s, fu, b, cell - w, first);
+            add_even(c, mine, (end){o.reg, cell - w, k - 1, o.src});
         }
         if ((fleft >> b) & 1) {
-            o = b ? prev_cell(c, at, f0, b - 1) : prev_cell(c, at - 1, fl, 63);
-            add_even(c, mine, (end){o->reg, cell - 1, k - 1, o->src});
+            o = b ? prev_cell(c, at, f0, b - 1, cell - 1, first)
+                  : prev_cell(c, at - 1, fl, 63, cell - 1, first);
+            add_even(c, mine, (end){o.reg, cell - 1, k - 1, o.src});
         }
         if ((fright >> b) & 1) {
-            o = b < 63 ? prev_cell(c, at, f0, b + 1) : prev_cell(c, at + 1, fr, 0);
-            add_even(c, mine, (end){o->reg, cell + 1, k - 1, o->src});
+            o = b < 63 ? prev_cell(c, at, f0, b + 1, cell + 1, first)
+                       : prev_cell(c, at + 1, fr, 0, cell + 1, first);
+            add_even(c, mine, (end){o.reg, cell + 1, k - 1, o.src});
         }
         if ((fd >> b) & 1) {
-            o = prev_cell(c, at + s, fd, b);
-            add_even(c, mine, (end){o->reg, cell + w, k - 1, o->src});
+            o = prev_cell(c, at + s, fd, b, cell + w, first);
+            add_even(c, mine, (end){o.reg, cell + w, k - 1, o.src});
         }
     }
 #undef BELOW
@@ -602,7 +615,7 @@ static size_t rows_of_layer(search *c)
 /* Layer k, row by row: a row's words (those beside layer k - 1's words),
  * then the per-cell work of the row above, whose neighbourhood is now
  * known. Returns early once one region is left. */
-INLINE cg_status layer(search *c, uint32_t k)
+INLINE cg_status layer(search *c, uint32_t k, int first)
 {
     cg_status st;
     const size_t ncw = c->ncw, nrows = rows_of_layer(c);
@@ -649,7 +662,7 @@ INLINE cg_status layer(search *c, uint32_t k)
          * but y - 1: rows skipped hold nothing of layer k. */
         work *wk = c->work.p;
         for (; done < c->work.n && wk[done].y < y; done++)
-            if ((st = meet_word(c, &wk[done], k)) != CG_OK)
+            if ((st = meet_word(c, &wk[done], k, first)) != CG_OK)
                 return st;
         if (c->k.regions <= 1)
             return CG_OK;
@@ -659,7 +672,7 @@ INLINE cg_status layer(search *c, uint32_t k)
         done = 0;
     }
     for (; done < c->work.n; done++)
-        if ((st = meet_word(c, &((const work *)c->work.p)[done], k)) != CG_OK)
+        if ((st = meet_word(c, &((const work *)c->work.p)[done], k, first)) != CG_OK)
             return st;
     take_edges(c);
     return CG_OK;
@@ -696,8 +709,12 @@ INLINE cg_status layers(search *c)
 {
     cg_status st = CG_OK;
     for (uint32_t k = 1; st == CG_OK && c->k.regions > 1 && c->nrows0; k++) {
-        st = layer(c, k);
+        st = k == 1 ? layer(c, k, 1) : layer(c, k, 0);
         advance(c);
+        if (k == 1) { /* layer 0's regions, now in cells1, are not fcells */
+            cg__free(c->cells1.p);
+            c->cells1 = (vec){NULL, 0, 0, sizeof(fcell)};
+        }
     }
     return st;
 }
