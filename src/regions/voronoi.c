@@ -103,6 +103,7 @@ typedef struct search {
     uint64_t *out_up, *out; /* per word of the row above, of this row: small cells of layer k
                                whose region was outside the largest's component */
     uint8_t *inbig;     /* per region: known to be joined to the largest */
+    uint32_t *odd_big;  /* per region: the last layer it had an odd edge with the largest */
     uint32_t met_row;   /* the row out[] is of */
     uint32_t *pre0, *pre1; /* per word: small cells of its layer before it */
     uint64_t *m0, *m1;     /* per row: the nonzero words of f0, f1 */
@@ -262,7 +263,8 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
         c->k.uf[r] = r;
     c->k.regions = (uint64_t)nid + 1;
     c->inbig = cg__calloc((size_t)nid + 1, 1);
-    if (!c->inbig)
+    c->odd_big = cg__calloc((size_t)nid + 1, sizeof *c->odd_big);
+    if (!c->inbig || !c->odd_big)
         return CG_ENOMEM;
     c->inbig[BIG] = 1;
     c->runs.elem = sizeof(srun);
@@ -454,17 +456,22 @@ INLINE void cell_edges(search *c, size_t at, uint32_t cell, unsigned b, uint32_t
     for (int q = 1; q < cnt; q++)
         if (nb[q].reg != me.reg)
             add_even(c, (end){me.reg, cell, k, me.src}, (end){nb[q].reg, nc[q], k - 1, nb[q].src});
-    /* Layer k: the largest region's cells on any side; small cells already
-     * placed (up, left). */
+    /* Layer k: the largest region's cells on any side - only the first
+     * such edge of a region in a layer counts (a later one finds the two
+     * joined, or not joined as the first did, and the first comes first) -
+     * then small cells already placed (up, left). */
     const end mine = {me.reg, cell, k, me.src};
-    if ((bu >> b) & 1)
-        add_odd(c, mine, (end){BIG, cell - w, k, NONE});
-    if ((bleft >> b) & 1)
-        add_odd(c, mine, (end){BIG, cell - 1, k, NONE});
-    if ((bright >> b) & 1)
-        add_odd(c, mine, (end){BIG, cell + 1, k, NONE});
-    if ((bd >> b) & 1)
-        add_odd(c, mine, (end){BIG, cell + w, k, NONE});
+    if (((bu | bleft | bright | bd) >> b) & 1 && c->odd_big[me.reg] != k) {
+        c->odd_big[me.reg] = k;
+        if ((bu >> b) & 1)
+            add_odd(c, mine, (end){BIG, cell - w, k, NONE});
+        else if ((bleft >> b) & 1)
+            add_odd(c, mine, (end){BIG, cell - 1, k, NONE});
+        else if ((bright >> b) & 1)
+            add_odd(c, mine, (end){BIG, cell + 1, k, NONE});
+        else
+            add_odd(c, mine, (end){BIG, cell + w, k, NONE});
+    }
     if ((nu >> b) & 1) {
         const fcell *o = (const fcell *)c->cells1.p + rank_in(c->pre1, at - s, nu, b);
         if (o->reg != me.reg)
@@ -525,7 +532,7 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
         c->cells1.n += cnt;
         const uint64_t cu = sm & fu, cl = sm & fleft & ~fu, cr = sm & fright & ~(fu | fleft);
         const uint64_t cd = sm & ~(fu | fleft | fright);
-        uint64_t mine = 0;
+        uint64_t mine = 0, need_big = 0;
 #define BELOW(b) ((UINT64_C(1) << (b)) - 1)
         const uint32_t cell0 = y * w + x0;
 #define PLACE(cls, src_expr)                                                                       \
@@ -533,7 +540,9 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
         const unsigned b = (unsigned)__builtin_ctzll(m);                                           \
         const fcell o = (src_expr);                                                                \
         base[__builtin_popcountll(sm & BELOW(b))] = o;                                             \
-        mine |= outside(c, o.reg) << b;                                                            \
+        const uint64_t out = outside(c, o.reg);                                                    \
+        mine |= out << b;                                                                          \
+        need_big |= (out & (c->odd_big[o.reg] != k)) << b;                                         \
     }
         PLACE(cu, prev_cell(c, at - s, fu, b, cell0 + b - w, first))
         PLACE(cl, b ? prev_cell(c, at, f0, b - 1, cell0 + b - 1, first)
@@ -545,8 +554,9 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
         c->out[i] = mine;
         const uint64_t two =
             (fu & (fleft | fright | fd)) | (fleft & (fright | fd)) | (fright & fd);
-        const uint64_t look = sm & (mine | two | (c->out_up[i] & nu) |
-                                    (((mine << 1) | ((c->out[i - 1] & nl) >> 63)) & nleft));
+        const uint64_t look =
+            sm & (two | (need_big & (bu | bleft | bright | bd)) | ((mine | c->out_up[i]) & nu) |
+                  ((mine | (mine << 1) | ((c->out[i - 1] & nl) >> 63)) & nleft));
         if (look) {
             const uint64_t mask[13] = {fu, fleft, fright, fd, f0, fl, fr, bu, bleft, bright, bd, nu,
                                        nleft};
@@ -741,6 +751,7 @@ static void search_free(search *c)
     cg__free(c->out_up);
     cg__free(c->out);
     cg__free(c->inbig);
+    cg__free(c->odd_big);
     cg__free(c->pre0);
     cg__free(c->pre1);
     cg__free(c->m0);
