@@ -105,6 +105,7 @@ typedef struct search {
     uint8_t *inbig;     /* per region: known to be joined to the largest */
     uint32_t *odd_big;  /* per region: the last layer it had an odd edge with the largest */
     uint32_t met_row;   /* the row out[] is of */
+    vec out0, out1;     /* per small cell of layer k - 1, k (by rank): the out[] bit */
     uint32_t *pre0, *pre1; /* per word: small cells of its layer before it */
     uint64_t *m0, *m1;     /* per row: the nonzero words of f0, f1 */
     uint32_t *rows0, *rows1, *rows; /* rows with front in f0, f1; rows to compute */
@@ -408,6 +409,22 @@ INLINE fcell prev_cell(const search *c, size_t wi, uint64_t m, unsigned b, uint3
     return ((const fcell *)c->cells0.p)[r];
 }
 
+/* Whether any of the small cells of layer k - 1 in mask m of word wi had
+ * its region outside the largest's component (their bits are out0's from
+ * rank pre0[wi] on). */
+INLINE uint64_t any_out(const search *c, size_t wi, uint64_t m)
+{
+    if (!m)
+        return 0;
+    const uint64_t *bits = c->out0.p;
+    const uint32_t start = c->pre0[wi];
+    const unsigned len = (unsigned)__builtin_popcountll(m), off = start & 63;
+    uint64_t v = bits[start >> 6] >> off;
+    if (off + len > 64)
+        v |= bits[(start >> 6) + 1] << (64 - off);
+    return len == 64 ? v : v & ((UINT64_C(1) << len) - 1);
+}
+
 /* Whether region r is known to be joined to the largest: its root is 0
  * (uf_join keeps the smaller root, and the largest region is 0). Once
  * joined, always joined, so the answer is kept. */
@@ -525,9 +542,13 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
     }
     if (sm) {
         const size_t cnt = (size_t)__builtin_popcountll(sm);
+        const size_t ow = (c->cells1.n + cnt + 63) / 64;
         if ((st = vec_reserve(&c->cells1, cnt)) != CG_OK ||
-            (st = vec_reserve(&c->odd, 4 * cnt)) != CG_OK)
+            (st = vec_reserve(&c->odd, 4 * cnt)) != CG_OK ||
+            (ow > c->out1.n && (st = vec_reserve(&c->out1, ow - c->out1.n)) != CG_OK))
             return st;
+        for (; c->out1.n < ow; c->out1.n++)
+            ((uint64_t *)c->out1.p)[c->out1.n] = 0;
         fcell *base = (fcell *)c->cells1.p + c->cells1.n;
         c->cells1.n += cnt;
         const uint64_t cu = sm & fu, cl = sm & fleft & ~fu, cr = sm & fright & ~(fu | fleft);
@@ -552,8 +573,26 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
         PLACE(cd, prev_cell(c, at + s, fd, b, cell0 + b + w, first))
 #undef PLACE
         c->out[i] = mine;
-        const uint64_t two =
-            (fu & (fleft | fright | fd)) | (fleft & (fright | fd)) | (fright & fd);
+        {
+            /* The cells' bits by rank: mine, packed. */
+            uint64_t packed = 0;
+            unsigned q = 0;
+            for (uint64_t m = sm; m; m &= m - 1, q++)
+                packed |= ((mine >> __builtin_ctzll(m)) & 1) << q;
+            const size_t r0 = (size_t)(base - (fcell *)c->cells1.p);
+            uint64_t *ob = c->out1.p;
+            ob[r0 >> 6] |= packed << (r0 & 63);
+            if ((r0 & 63) + q > 64)
+                ob[(r0 >> 6) + 1] |= packed >> (64 - (r0 & 63));
+        }
+        /* Two neighbours in layer k - 1: an edge between them if either
+         * region is outside. */
+        const uint64_t near = first ? ~UINT64_C(0)
+                                    : any_out(c, at - s, fu) | any_out(c, at + s, fd) |
+                                          any_out(c, at, f0) | any_out(c, at - 1, fl) |
+                                          any_out(c, at + 1, fr);
+        const uint64_t two = ((fu & (fleft | fright | fd)) | (fleft & (fright | fd)) | (fright & fd)) &
+                             (near ? ~UINT64_C(0) : mine);
         const uint64_t look =
             sm & (two | (need_big & (bu | bleft | bright | bd)) | ((mine | c->out_up[i]) & nu) |
                   ((mine | (mine << 1) | ((c->out[i - 1] & nl) >> 63)) & nleft));
@@ -631,7 +670,7 @@ INLINE cg_status layer(search *c, uint32_t k, int first)
     const size_t ncw = c->ncw, nrows = rows_of_layer(c);
     uint32_t small = 0;
     size_t done = 0; /* work entries met */
-    c->odd.n = c->work.n = c->cells1.n = 0;
+    c->odd.n = c->work.n = c->cells1.n = c->out1.n = 0;
     c->nrows1 = 0;
     c->met_row = UINT32_MAX;
     for (size_t r = 0; r < nrows; r++) {
@@ -712,6 +751,9 @@ static void advance(search *c)
     vec v = c->cells0;
     c->cells0 = c->cells1;
     c->cells1 = v;
+    v = c->out0;
+    c->out0 = c->out1;
+    c->out1 = v;
 }
 
 /* The layers, until one region is left. */
@@ -761,6 +803,8 @@ static void search_free(search *c)
     cg__free(c->rows);
     cg__free(c->cells0.p);
     cg__free(c->cells1.p);
+    cg__free(c->out0.p);
+    cg__free(c->out1.p);
     cg__free(c->work.p);
     cg__free(c->odd.p);
     cg__free(c->runs.p);
@@ -793,6 +837,7 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.ncw = (c.nw + 63) / 64;
     c.last = ~cg__tail_mask(g);
     c.cells0.elem = c.cells1.elem = sizeof(fcell);
+    c.out0.elem = c.out1.elem = sizeof(uint64_t);
     c.work.elem = sizeof(work);
     c.odd.elem = sizeof(edge);
     const size_t words = c.stride * ((size_t)c.h + 2), mwords = c.ncw * ((size_t)c.h + 2);
