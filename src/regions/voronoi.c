@@ -425,6 +425,19 @@ INLINE uint64_t any_out(const search *c, size_t wi, uint64_t m)
     return len == 64 ? v : v & ((UINT64_C(1) << len) - 1);
 }
 
+/* Nonzero when a small cell of layer k - 1 in the word or its four
+ * neighbour words had its region outside (all of layer 0's may be). */
+#define NEAR_UNKNOWN UINT64_C(2)
+INLINE uint64_t near_out(const search *c, size_t at, uint64_t fu, uint64_t fd, uint64_t f0,
+                         uint64_t fl, uint64_t fr, int first)
+{
+    const size_t s = c->stride;
+    if (first)
+        return 1;
+    return (any_out(c, at - s, fu) | any_out(c, at + s, fd) | any_out(c, at, f0) |
+            any_out(c, at - 1, fl) | any_out(c, at + 1, fr)) != 0;
+}
+
 /* Whether region r is known to be joined to the largest: its root is 0
  * (uf_join keeps the smaller root, and the largest region is 0). Once
  * joined, always joined, so the answer is kept. */
@@ -534,6 +547,7 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
     const uint64_t nu = n[at - s] & ~bu, nl = n[at - 1] & ~bl;
     const uint64_t sm = wk->s, nleft = (sm << 1) | (nl >> 63);
     const size_t i = at - ((size_t)y + 1) * s; /* in out[], framed */
+    uint64_t near = NEAR_UNKNOWN;
     if (y != c->met_row) { /* the bits of a row not just above are never read */
         uint64_t *row = c->out_up;
         c->out_up = c->out;
@@ -587,12 +601,13 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
         }
         /* Two neighbours in layer k - 1: an edge between them if either
          * region is outside. */
-        const uint64_t near = first ? ~UINT64_C(0)
-                                    : any_out(c, at - s, fu) | any_out(c, at + s, fd) |
-                                          any_out(c, at, f0) | any_out(c, at - 1, fl) |
-                                          any_out(c, at + 1, fr);
-        const uint64_t two = ((fu & (fleft | fright | fd)) | (fleft & (fright | fd)) | (fright & fd)) &
-                             (near ? ~UINT64_C(0) : mine);
+        uint64_t two = sm & ((fu & (fleft | fright | fd)) | (fleft & (fright | fd)) | (fright & fd));
+        if (two & ~mine) {
+            if (near == NEAR_UNKNOWN)
+                near = near_out(c, at, fu, fd, f0, fl, fr, first);
+            if (!near)
+                two &= mine;
+        }
         const uint64_t look =
             sm & (two | (need_big & (bu | bleft | bright | bd)) | ((mine | c->out_up[i]) & nu) |
                   ((mine | (mine << 1) | ((c->out[i - 1] & nl) >> 63)) & nleft));
@@ -608,7 +623,12 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
     }
     /* The largest region's cells of layer k beside small cells of layer
      * k - 1: edges of weight 2k, seen from this side only. */
-    for (uint64_t m = wk->xb; m; m &= m - 1) {
+    uint64_t xb = wk->xb;
+    if (xb && near == NEAR_UNKNOWN)
+        near = near_out(c, at, fu, fd, f0, fl, fr, first);
+    if (!near)
+        xb = 0;
+    for (uint64_t m = xb; m; m &= m - 1) {
         const unsigned b = (unsigned)__builtin_ctzll(m);
         const uint32_t x = x0 + b, cell = y * w + x;
         const end mine = {BIG, cell, k, NONE};
