@@ -172,7 +172,13 @@ static cg_status take_run(search *c, uint32_t y, uint32_t x, uint32_t reg, uint3
     cg_status st;
     if ((st = vec_reserve(&c->runs, 1)) != CG_OK || (st = vec_reserve(&c->stack, 1)) != CG_OK)
         return st;
-    cg__set_span(c->g0 + at_of(c, y, 0), a, b, 0);
+    uint64_t *g = c->g0 + at_of(c, y, 0);
+    for (uint32_t from = a; from < b;) { /* off g0, a word at a time */
+        const uint32_t to = (from | 63) + 1 < b ? (from | 63) + 1 : b;
+        const uint64_t hi = to & 63 ? (UINT64_C(1) << (to & 63)) - 1 : ~UINT64_C(0);
+        g[from >> 6] &= ~(hi & (~UINT64_C(0) << (from & 63)));
+        from = to;
+    }
     ((srun *)c->runs.p)[c->runs.n++] = (srun){y * c->w + a, b - a, reg};
     ((span *)c->stack.p)[c->stack.n++] = (span){y, a, b};
     *x1 = b;
@@ -210,28 +216,35 @@ static cg_status flood(search *c, uint32_t x, uint32_t y, uint32_t reg)
 }
 
 /* The small regions' runs in scan order: least significant digit radix
- * sort on the key, 8 bits a pass, as many passes as the keys need. */
+ * sort on the key, 12 bits a pass, as many passes as the keys need. */
+#define DIGIT 12
 static cg_status sort_runs(search *c)
 {
     const size_t n = c->runs.n;
-    uint64_t max = (uint64_t)c->w * c->h;
+    const uint64_t max = (uint64_t)c->w * c->h;
+    const uint32_t mask = (1u << DIGIT) - 1;
     srun *a = c->runs.p, *b = cg__malloc((n ? n : 1) * sizeof *b);
-    if (!b)
+    size_t *count = cg__malloc(((size_t)mask + 2) * sizeof *count);
+    if (!b || !count) {
+        cg__free(b);
+        cg__free(count);
         return CG_ENOMEM;
-    for (unsigned shift = 0; shift < 32 && (max >> shift); shift += 8) {
-        size_t count[257] = {0};
+    }
+    for (unsigned shift = 0; shift < 32 && (max >> shift); shift += DIGIT) {
+        memset(count, 0, ((size_t)mask + 2) * sizeof *count);
         for (size_t i = 0; i < n; i++)
-            count[((a[i].key >> shift) & 255) + 1]++;
-        for (int d = 0; d < 256; d++)
+            count[((a[i].key >> shift) & mask) + 1]++;
+        for (uint32_t d = 0; d <= mask; d++)
             count[d + 1] += count[d];
         for (size_t i = 0; i < n; i++)
-            b[count[(a[i].key >> shift) & 255]++] = a[i];
+            b[count[(a[i].key >> shift) & mask]++] = a[i];
         srun *t = a;
         a = b;
         b = t;
     }
     c->runs.p = a;
     cg__free(b);
+    cg__free(count);
     return CG_OK;
 }
 
