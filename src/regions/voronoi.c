@@ -474,31 +474,37 @@ INLINE void cell_edges(search *c, size_t at, uint32_t cell, unsigned b, uint32_t
     const uint64_t fu = mask[0], fleft = mask[1], fright = mask[2], fd = mask[3], f0 = mask[4],
                    fl = mask[5], fr = mask[6], bu = mask[7], bleft = mask[8], bright = mask[9],
                    bd = mask[10], nu = mask[11], nleft = mask[12];
-    fcell nb[4];
-    uint32_t nc[4];
-    int cnt = 0;
-    if ((fu >> b) & 1) {
-        nb[cnt] = prev_cell(c, at - s, fu, b, cell - w, first);
-        nc[cnt++] = cell - w;
-    }
+    /* The neighbours in layer k - 1 after the first (which gave the owner,
+     * me), in order: another region's is an edge. */
+    const fcell me = *me_p;
+    const end from = {me.reg, cell, k, me.src};
+    int seen = 0;
+    fcell nb;
+    if ((fu >> b) & 1)
+        seen = 1;
     if ((fleft >> b) & 1) {
-        nb[cnt] = b ? prev_cell(c, at, f0, b - 1, cell - 1, first)
-                    : prev_cell(c, at - 1, fl, 63, cell - 1, first);
-        nc[cnt++] = cell - 1;
+        if (seen++) {
+            nb = b ? prev_cell(c, at, f0, b - 1, cell - 1, first)
+                  : prev_cell(c, at - 1, fl, 63, cell - 1, first);
+            if (nb.reg != me.reg)
+                add_even(c, from, (end){nb.reg, cell - 1, k - 1, nb.src});
+        }
     }
     if ((fright >> b) & 1) {
-        nb[cnt] = b < 63 ? prev_cell(c, at, f0, b + 1, cell + 1, first)
-                         : prev_cell(c, at + 1, fr, 0, cell + 1, first);
-        nc[cnt++] = cell + 1;
+        if (seen++) {
+            nb = b < 63 ? prev_cell(c, at, f0, b + 1, cell + 1, first)
+                       : prev_cell(c, at + 1, fr, 0, cell + 1, first);
+            if (nb.reg != me.reg)
+                add_even(c, from, (end){nb.reg, cell + 1, k - 1, nb.src});
+        }
     }
     if ((fd >> b) & 1) {
-        nb[cnt] = prev_cell(c, at + s, fd, b, cell + w, first);
-        nc[cnt++] = cell + w;
+        if (seen) {
+            nb = prev_cell(c, at + s, fd, b, cell + w, first);
+            if (nb.reg != me.reg)
+                add_even(c, from, (end){nb.reg, cell + w, k - 1, nb.src});
+        }
     }
-    const fcell me = *me_p;
-    for (int q = 1; q < cnt; q++)
-        if (nb[q].reg != me.reg)
-            add_even(c, (end){me.reg, cell, k, me.src}, (end){nb[q].reg, nc[q], k - 1, nb[q].src});
     /* Layer k: the largest region's cells on any side - only the first
      * such edge of a region in a layer counts (a later one finds the two
      * joined, or not joined as the first did, and the first comes first) -
