@@ -35,6 +35,11 @@
  * the front (popcount). In a typical cave one region holds most of the floor
  * and the others' territories are a small part of the map.
  *
+ * connect runs the same search laid out row by row (regions/voronoi.c,
+ * the same corridors, faster); the one below, whole layers at a time, is
+ * kept as its twin for the tests (cg__connect_force_base). Both share the
+ * carving and Kruskal's step here (regions/connect.h).
+ *
  * The corridor is a line whose steps are 4-connected (it can be walked by a
  * 4-neighbour mover: no diagonal staircase touching only at corners), each
  * step advancing the axis whose progress lags, compared exactly in
