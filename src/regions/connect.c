@@ -287,7 +287,8 @@ static void source_of(const cg__kruskal *c, const end *e, int64_t *px, int64_t *
             int64_t x = ux + (s ? rest : -rest), y = uy + oy;
             if (x < 0 || y < 0 || x >= c->w || y >= c->h)
                 continue;
-            if ((c->big[((size_t)y + 1) * c->stride + ((size_t)x >> 6) + 1] >> (x & 63)) & 1) {
+            if (c->big ? (c->big[((size_t)y + 1) * c->stride + ((size_t)x >> 6) + 1] >> (x & 63)) & 1
+                       : (uint64_t)(c->big_at(c, x, y) != 0)) {
                 *px = x;
                 *py = y;
                 return;
@@ -305,7 +306,37 @@ void cg__connect_take(cg__kruskal *c, const end *a, const end *b)
     int64_t px, py, qx, qy;
     source_of(c, a, &px, &py);
     source_of(c, b, &qx, &qy);
-    carve_corridor(c, px, py, qx, qy);
+    if (c->big) {
+        carve_corridor(c, px, py, qx, qy);
+        return;
+    }
+    if (c->deferred == c->defer_cap) {
+        size_t cap = c->defer_cap ? c->defer_cap * 2 : 256;
+        uint32_t *p = cap <= SIZE_MAX / 4 / sizeof *p ? cg__realloc(c->defer, cap * 4 * sizeof *p) : NULL;
+        if (!p) {
+            c->oom = 1;
+            return;
+        }
+        c->defer = p;
+        c->defer_cap = cap;
+    }
+    uint32_t *d = c->defer + 4 * c->deferred++;
+    d[0] = (uint32_t)px;
+    d[1] = (uint32_t)py;
+    d[2] = (uint32_t)qx;
+    d[3] = (uint32_t)qy;
+}
+
+cg_status cg__connect_carve_deferred(cg__kruskal *c)
+{
+    for (size_t i = 0; i < c->deferred && !c->oom; i++) {
+        const uint32_t *d = c->defer + 4 * i;
+        carve_corridor(c, d[0], d[1], d[2], d[3]);
+    }
+    cg__free(c->defer);
+    c->defer = NULL;
+    c->deferred = c->defer_cap = 0;
+    return c->oom ? CG_ENOMEM : CG_OK;
 }
 
 /* The odd edges of a layer, in the order they were found. */

@@ -14,7 +14,15 @@ typedef struct cg__kruskal {
     cg_grid *g; /* the map being carved */
     uint32_t w, h;
     size_t stride;       /* of big: one zero word each side of a row, a zero row above and below */
-    const uint64_t *big; /* the largest region's floor, framed */
+    const uint64_t *big; /* the largest region's floor, framed; or NULL: */
+    /* Without big, whether (x, y) is the largest region's floor is asked of
+     * big_at, and the corridors wait in defer (px, py, qx, qy each) for
+     * cg__connect_carve_deferred: the map must not change under big_at. */
+    int (*big_at)(const struct cg__kruskal *k, int64_t x, int64_t y);
+    const void *ctx; /* big_at's */
+    uint32_t *defer;
+    size_t deferred, defer_cap;
+    int oom; /* defer could not grow */
     uint32_t *uf;
     uint64_t regions; /* components left */
     uint32_t width;
@@ -55,6 +63,10 @@ static inline __attribute__((always_inline)) int cg__joined(cg__kruskal *k, uint
 /* Kruskal's step: takes edge (a, b) - carves its corridor from a's source
  * to b's - unless its regions are already joined. */
 void cg__connect_take(cg__kruskal *k, const cg__end *a, const cg__end *b);
+
+/* Carves the corridors kept in defer, in the order taken, and frees the
+ * list; CG_ENOMEM if it could not hold them all. */
+cg_status cg__connect_carve_deferred(cg__kruskal *k);
 
 /* connect's search on the layers of one breadth-first search, row by row
  * (regions/voronoi.c); same corridors as the search in regions/connect.c. */

@@ -21,6 +21,12 @@
  *    layer k joins it when a neighbour in layer k - 1 is its (the older
  *    territory has no neighbour left unreached).
  *  - The search stops in the middle of a layer when one region is left.
+ *  - The corridors are carved once the search is over, in the order taken
+ *    (the map is not read meanwhile but to find a corridor's end in the
+ *    largest region: its floor is the map's floor outside the small
+ *    regions' runs - no bitboard of its own).
+ *  - Owners, and the edges looked for only where one can be taken: see
+ *    meet_word.
  *
  * Which words of a row to compute: a per-row bitmask of the front's
  * nonzero words, dilated by one word and one row, so a sparse front costs
@@ -99,7 +105,6 @@ typedef struct search {
     uint64_t last;      /* in-map bits of a row's last word */
     uint64_t *f0, *f1;  /* layer k - 1; layer k (layer k - 2 until overwritten) */
     uint64_t *g0, *g1;  /* the largest region's cells of f0, f1 */
-    uint64_t *big;      /* the largest region's floor */
     uint64_t *out_up, *out; /* per word of the row above, of this row: small cells of layer k
                                whose region was outside the largest's component */
     uint8_t *inbig;     /* per region: known to be joined to the largest */
@@ -248,7 +253,7 @@ static cg_status sort_runs(search *c)
     return CG_OK;
 }
 
-/* Layer 0: all floor. The largest region's floor is on g0 (and big); the
+/* Layer 0: all floor. The largest region's floor is on g0; the
  * others' cells get ids 1..R-1 (in scan order of their first cells) and go
  * to the dense array in scan order. */
 static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
@@ -296,7 +301,6 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
     c->stack.p = NULL;
     if ((st = sort_runs(c)) != CG_OK)
         return st;
-    memcpy(c->big, c->g0, c->stride * ((size_t)c->h + 2) * sizeof *c->big);
     /* The small cells, and each word's first. */
     uint64_t small_n = 0;
     const srun *r = c->runs.p;
@@ -320,9 +324,29 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
         }
     }
     c->cells0.n = count;
-    cg__free(c->runs.p);
-    c->runs.p = NULL;
     return CG_OK;
+}
+
+/* Whether (x, y) is the largest region's floor: floor on the map (not
+ * carved yet: the corridors wait until the search is over) and in none of
+ * the small regions' runs (sorted, found by binary search). Only asked when
+ * a corridor's end in the largest region is looked for. */
+static int big_at(const cg__kruskal *k, int64_t x, int64_t y)
+{
+    const search *c = k->ctx;
+    if (!cg__is_floor(k->g, x, y))
+        return 0;
+    const uint32_t key = (uint32_t)y * c->w + (uint32_t)x;
+    const srun *r = c->runs.p;
+    size_t lo = 0, hi = c->runs.n; /* runs before lo start at or before key; from hi, after */
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (r[mid].key <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return !(lo && key < r[lo - 1].key + r[lo - 1].len);
 }
 
 /* ------------------------------------------------------------- layers */
@@ -802,9 +826,10 @@ INLINE cg_status layers(search *c)
     for (uint32_t k = 1; st == CG_OK && c->k.regions > 1 && c->nrows0; k++) {
         st = k == 1 ? layer(c, k, 1) : layer(c, k, 0);
         advance(c);
-        if (k == 1) { /* layer 0's regions, now in cells1, are not fcells */
-            cg__free(c->cells1.p);
-            c->cells1 = (vec){NULL, 0, 0, sizeof(fcell)};
+        if (k == 1) { /* layer 0's regions, now in cells1: its room takes fcells */
+            c->cells1.cap = c->cells1.cap * c->cells1.elem / sizeof(fcell);
+            c->cells1.elem = sizeof(fcell);
+            c->cells1.n = 0;
         }
     }
     return st;
@@ -828,7 +853,6 @@ static void search_free(search *c)
     cg__free(c->f1);
     cg__free(c->g0);
     cg__free(c->g1);
-    cg__free(c->big);
     cg__free(c->out_up);
     cg__free(c->out);
     cg__free(c->inbig);
@@ -884,7 +908,6 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.f1 = cg__calloc(words, sizeof(uint64_t));
     c.g0 = cg__calloc(words, sizeof(uint64_t));
     c.g1 = cg__calloc(words, sizeof(uint64_t));
-    c.big = cg__malloc(words * sizeof(uint64_t));
     c.out_up = cg__calloc(c.stride, sizeof(uint64_t));
     c.out = cg__calloc(c.stride, sizeof(uint64_t));
     c.pre0 = cg__malloc(words * sizeof(uint32_t));
@@ -898,9 +921,10 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.k.w = c.w;
     c.k.h = c.h;
     c.k.stride = c.stride;
-    c.k.big = c.big;
+    c.k.big_at = big_at;
+    c.k.ctx = &c;
     c.k.width = width;
-    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.big || !c.out_up || !c.out || !c.pre0 || !c.pre1 || !c.m0 || !c.m1 ||
+    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.out_up || !c.out || !c.pre0 || !c.pre1 || !c.m0 || !c.m1 ||
         !c.rows0 || !c.rows1 || !c.rows)
         st = CG_ENOMEM;
     if (st == CG_OK)
@@ -914,6 +938,9 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
 #endif
             st = layers_base(&c);
     }
+    cg_status carved = cg__connect_carve_deferred(&c.k);
+    if (st == CG_OK)
+        st = carved;
     if (corridors)
         *corridors = c.k.corridors;
     search_free(&c);
