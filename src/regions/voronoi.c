@@ -273,8 +273,12 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
             c->rows0[c->nrows0++] = y;
     }
     uint32_t nid = 0;
+    uint64_t small_n = 0; /* cells of the small regions */
     for (size_t l = 0; l < lb->n; l++)
-        nid += lb->parent[l] == l && l != largest;
+        if (lb->parent[l] == l && l != largest) {
+            nid++;
+            small_n += lb->size[l];
+        }
     c->k.uf = cg__malloc(((size_t)nid + 1) * sizeof *c->k.uf);
     if (!c->k.uf)
         return CG_ENOMEM;
@@ -288,6 +292,11 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
     c->inbig[BIG] = 1;
     c->runs.elem = sizeof(srun);
     c->stack.elem = sizeof(span);
+    /* Room for as many runs as cells at once (pages never written cost
+     * nothing): growing the lists as the floods go would copy them. */
+    if (small_n > SIZE_MAX / sizeof(srun) || vec_reserve(&c->runs, (size_t)small_n) ||
+        vec_reserve(&c->stack, (size_t)small_n))
+        return CG_ENOMEM;
     nid = 0;
     for (size_t l = 0; l < lb->n; l++) {
         if (lb->parent[l] != l || l == largest)
@@ -302,10 +311,7 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
     if ((st = sort_runs(c)) != CG_OK)
         return st;
     /* The small cells, and each word's first. */
-    uint64_t small_n = 0;
     const srun *r = c->runs.p;
-    for (size_t j = 0; j < c->runs.n; j++)
-        small_n += r[j].len;
     c->cells0.elem = sizeof(uint32_t);
     if (small_n > SIZE_MAX / sizeof(uint32_t) || (st = vec_reserve(&c->cells0, (size_t)small_n)))
         return CG_ENOMEM;
@@ -734,6 +740,11 @@ INLINE cg_status layer(search *c, uint32_t k, int first)
     uint32_t small = 0;
     size_t done = 0; /* work entries met */
     c->odd.n = c->work.n = c->cells1.n = c->out1.n = 0;
+    /* Room for a front as large as the last (not written yet): growing as
+     * the layer goes would copy. */
+    if ((st = vec_reserve(&c->cells1, c->cells0.n)) != CG_OK ||
+        (st = vec_reserve(&c->out1, c->cells0.n / 64 + 2)) != CG_OK)
+        return st;
     c->nrows1 = 0;
     c->met_row = UINT32_MAX;
     for (size_t r = 0; r < nrows; r++) {
