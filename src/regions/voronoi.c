@@ -111,7 +111,12 @@ typedef struct search {
     uint32_t *odd_big;  /* per region: the last layer it had an odd edge with the largest */
     uint32_t met_row;   /* the row out[] is of */
     vec out0, out1;     /* per small cell of layer k - 1, k (by rank): the out[] bit */
-    uint32_t *pre0, *pre1; /* per word: small cells of its layer before it */
+    /* Per word: the small cells of its layer before it, for a few rows: of
+     * layer k - 1 (row r at slots (r + 1) % 4 and that + 4, so three rows
+     * in a row are together), of layer k (slot (r + 1) % 4). Word (r, i)
+     * of the rows around row y is at its framed index minus off. */
+    uint32_t *pre0, *pre1;
+    size_t off;
     uint64_t *m0, *m1;     /* per row: the nonzero words of f0, f1 */
     uint32_t *rows0, *rows1, *rows; /* rows with front in f0, f1; rows to compute */
     size_t nrows0, nrows1;
@@ -317,18 +322,9 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
         return CG_ENOMEM;
     uint32_t *cell = c->cells0.p;
     uint32_t count = 0;
-    size_t lastw = SIZE_MAX;
-    for (size_t j = 0; j < c->runs.n; j++) {
-        const uint32_t y = r[j].key / c->w;
-        for (uint32_t x = r[j].key % c->w, e = x + r[j].len; x < e; x++) {
-            const size_t wi = at_of(c, y, x >> 6);
-            if (wi != lastw) {
-                c->pre0[wi] = count;
-                lastw = wi;
-            }
+    for (size_t j = 0; j < c->runs.n; j++)
+        for (uint32_t e = count + r[j].len; count < e;)
             cell[count++] = r[j].reg;
-        }
-    }
     c->cells0.n = count;
     return CG_OK;
 }
@@ -401,7 +397,7 @@ INLINE uint64_t grow_word(search *c, uint32_t y, size_t i, uint32_t *small)
     c->g1[at] = b;
     if (sm | xb)
         ((work *)c->work.p)[c->work.n++] = (work){sm, xb, (uint32_t)at, y};
-    c->pre1[at] = *small;
+    c->pre1[at - ((size_t)(y + 1) & ~(size_t)3) * s] = *small;
     *small += (uint32_t)__builtin_popcountll(sm);
     return n;
 }
@@ -416,7 +412,7 @@ INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t
     const uint64_t *fm = c->f0 + at0, *fu = fm - s, *fd = fm + s;
     const uint64_t *gm = c->g0 + at0, *gu = gm - s, *gd = gm + s;
     uint64_t *f1 = c->f1 + at0, *g1 = c->g1 + at0;
-    uint32_t *pre = c->pre1 + at0, count = *small;
+    uint32_t *pre = c->pre1 + at0 - ((size_t)(y + 1) & ~(size_t)3) * s, count = *small;
     work *wk = (work *)c->work.p + c->work.n;
     size_t wn = 0;
     uint64_t nz = 0;
@@ -446,10 +442,27 @@ INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t
  * own source. */
 INLINE fcell prev_cell(const search *c, size_t wi, uint64_t m, unsigned b, uint32_t cell, int first)
 {
-    const uint32_t r = rank_in(c->pre0, wi, m, b);
+    const uint32_t r = rank_in(c->pre0, wi - c->off, m, b);
     if (first)
         return (fcell){((const uint32_t *)c->cells0.p)[r], cell};
     return ((const fcell *)c->cells0.p)[r];
+}
+
+/* Layer k - 1's counts for row r (before any row after it is asked):
+ * total is the small cells of the rows before. */
+INLINE void fill_pre0(search *c, uint32_t r, uint32_t *total)
+{
+    const size_t s = c->stride, at = at_of(c, r, 0);
+    uint32_t *p = c->pre0 + (size_t)((r + 1) & 3) * s + 1, *q = p + 4 * s;
+    const uint64_t *m = c->m0 + ((size_t)r + 1) * c->ncw;
+    uint32_t t = *total;
+    for (size_t ci = 0; ci < c->ncw; ci++)
+        for (uint64_t bits = m[ci]; bits; bits &= bits - 1) {
+            const size_t i = ci * 64 + (size_t)__builtin_ctzll(bits);
+            p[i] = q[i] = t;
+            t += (uint32_t)__builtin_popcountll(c->f0[at + i] & ~c->g0[at + i]);
+        }
+    *total = t;
 }
 
 /* Whether any of the small cells of layer k - 1 in mask m of word wi had
@@ -460,7 +473,7 @@ INLINE uint64_t any_out(const search *c, size_t wi, uint64_t m)
     if (!m)
         return 0;
     const uint64_t *bits = c->out0.p;
-    const uint32_t start = c->pre0[wi];
+    const uint32_t start = c->pre0[wi - c->off];
     const unsigned len = (unsigned)__builtin_popcountll(m), off = start & 63;
     uint64_t v = bits[start >> 6] >> off;
     if (off + len > 64)
@@ -552,7 +565,7 @@ INLINE void cell_edges(search *c, size_t at, uint32_t cell, unsigned b, uint32_t
             add_odd(c, mine, (end){BIG, cell + w, k, NONE});
     }
     if ((nu >> b) & 1) {
-        const fcell *o = (const fcell *)c->cells1.p + rank_in(c->pre1, at - s, nu, b);
+        const fcell *o = (const fcell *)c->cells1.p + rank_in(c->pre1, at - s - c->off, nu, b);
         if (o->reg != me.reg)
             add_odd(c, mine, (end){o->reg, cell - w, k, o->src});
     }
@@ -596,6 +609,7 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
     const uint64_t nu = n[at - s] & ~bu, nl = n[at - 1] & ~bl;
     const uint64_t sm = wk->s, nleft = (sm << 1) | (nl >> 63);
     const size_t i = at - ((size_t)y + 1) * s; /* in out[], framed */
+    c->off = (size_t)(y & ~UINT32_C(3)) * s;
     uint64_t near = NEAR_UNKNOWN;
     if (y != c->met_row) { /* the bits of a row not just above are never read */
         uint64_t *row = c->out_up;
@@ -747,8 +761,21 @@ INLINE cg_status layer(search *c, uint32_t k, int first)
         return st;
     c->nrows1 = 0;
     c->met_row = UINT32_MAX;
+    uint32_t total = 0; /* small cells of layer k - 1 counted */
+    if (nrows && c->h)
+        fill_pre0(c, 0, &total);
     for (size_t r = 0; r < nrows; r++) {
         const uint32_t y = c->rows[r];
+        /* Rows whose neighbours are all known (rows skipped hold nothing of
+         * layer k), before row y + 1's counts of layer k - 1 take a slot. */
+        work *wk = c->work.p;
+        for (; done < c->work.n && wk[done].y + 1 < y; done++)
+            if ((st = meet_word(c, &wk[done], k, first)) != CG_OK)
+                return st;
+        if (c->k.regions <= 1)
+            return CG_OK;
+        if (y + 1 < c->h)
+            fill_pre0(c, y + 1, &total);
         const uint64_t *up = c->m0 + (size_t)y * ncw, *mid = up + ncw, *down = mid + ncw;
         uint64_t *mine = c->m1 + ((size_t)y + 1) * ncw, any = 0;
         if ((st = vec_reserve(&c->work, c->nw + 1)) != CG_OK)
@@ -781,9 +808,8 @@ INLINE cg_status layer(search *c, uint32_t k, int first)
         }
         if (any)
             c->rows1[c->nrows1++] = y;
-        /* Rows above y are complete, and so is the row below any of them
-         * but y - 1: rows skipped hold nothing of layer k. */
-        work *wk = c->work.p;
+        /* Row y - 1, now that row y is known. */
+        wk = c->work.p;
         for (; done < c->work.n && wk[done].y < y; done++)
             if ((st = meet_word(c, &wk[done], k, first)) != CG_OK)
                 return st;
@@ -813,10 +839,7 @@ static void advance(search *c)
     t = c->m0;
     c->m0 = c->m1;
     c->m1 = t;
-    uint32_t *p = c->pre0;
-    c->pre0 = c->pre1;
-    c->pre1 = p;
-    p = c->rows0;
+    uint32_t *p = c->rows0;
     c->rows0 = c->rows1;
     c->rows1 = p;
     size_t n = c->nrows0;
@@ -921,8 +944,8 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.g1 = cg__calloc(words, sizeof(uint64_t));
     c.out_up = cg__calloc(c.stride, sizeof(uint64_t));
     c.out = cg__calloc(c.stride, sizeof(uint64_t));
-    c.pre0 = cg__malloc(words * sizeof(uint32_t));
-    c.pre1 = cg__malloc(words * sizeof(uint32_t));
+    c.pre0 = cg__malloc(8 * c.stride * sizeof(uint32_t));
+    c.pre1 = cg__malloc(4 * c.stride * sizeof(uint32_t));
     c.m0 = cg__calloc(mwords, sizeof(uint64_t));
     c.m1 = cg__calloc(mwords, sizeof(uint64_t));
     c.rows0 = cg__malloc(((size_t)c.h + 1) * sizeof(uint32_t));
