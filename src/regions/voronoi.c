@@ -628,60 +628,105 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
             ((uint64_t *)c->out1.p)[c->out1.n] = 0;
         fcell *base = (fcell *)c->cells1.p + c->cells1.n;
         c->cells1.n += cnt;
-        const uint64_t cu = sm & fu, cl = sm & fleft & ~fu, cr = sm & fright & ~(fu | fleft);
-        const uint64_t cd = sm & ~(fu | fleft | fright);
-        uint64_t mine = 0, need_big = 0;
 #define BELOW(b) ((UINT64_C(1) << (b)) - 1)
         const uint32_t cell0 = y * w + x0;
+        const size_t r0 = (size_t)(base - (fcell *)c->cells1.p);
+        near = near_out(c, at, fu, fd, f0, fl, fr, first);
+        uint64_t mine = 0, packed = 0;
+        if (near) {
+            /* A region around may be outside: cell by cell, owners and
+             * edges together, in the order of regions/connect.c's meet. */
+            const uint64_t bany = bu | bleft | bright | bd;
+            unsigned q = 0;
+            for (uint64_t m = sm; m; m &= m - 1, q++) {
+                const unsigned b = (unsigned)__builtin_ctzll(m);
+                const uint32_t cell = cell0 + b;
+                fcell nb[4];
+                uint32_t nc[4];
+                int cnt4 = 0;
+                if ((fu >> b) & 1) {
+                    nb[cnt4] = prev_cell(c, at - s, fu, b, cell - w, first);
+                    nc[cnt4++] = cell - w;
+                }
+                if ((fleft >> b) & 1) {
+                    nb[cnt4] = b ? prev_cell(c, at, f0, b - 1, cell - 1, first)
+                                 : prev_cell(c, at - 1, fl, 63, cell - 1, first);
+                    nc[cnt4++] = cell - 1;
+                }
+                if ((fright >> b) & 1) {
+                    nb[cnt4] = b < 63 ? prev_cell(c, at, f0, b + 1, cell + 1, first)
+                                      : prev_cell(c, at + 1, fr, 0, cell + 1, first);
+                    nc[cnt4++] = cell + 1;
+                }
+                if ((fd >> b) & 1) {
+                    nb[cnt4] = prev_cell(c, at + s, fd, b, cell + w, first);
+                    nc[cnt4++] = cell + w;
+                }
+                const fcell me = nb[0];
+                base[q] = me;
+                const uint64_t out = outside(c, me.reg);
+                mine |= out << b;
+                packed |= out << q;
+                const end from = {me.reg, cell, k, me.src};
+                for (int e = 1; e < cnt4; e++)
+                    if (nb[e].reg != me.reg)
+                        add_even(c, from, (end){nb[e].reg, nc[e], k - 1, nb[e].src});
+                if ((bany >> b) & 1 && c->odd_big[me.reg] != k) {
+                    c->odd_big[me.reg] = k;
+                    const uint32_t to = (bu >> b) & 1      ? cell - w
+                                        : (bleft >> b) & 1 ? cell - 1
+                                        : (bright >> b) & 1 ? cell + 1
+                                                            : cell + w;
+                    add_odd(c, from, (end){BIG, to, k, NONE});
+                }
+                if ((nu >> b) & 1) {
+                    const fcell *o =
+                        (const fcell *)c->cells1.p + rank_in(c->pre1, at - s - c->off, nu, b);
+                    if (o->reg != me.reg)
+                        add_odd(c, from, (end){o->reg, cell - w, k, o->src});
+                }
+                if ((nleft >> b) & 1) {
+                    const fcell *o = base + q - 1; /* the small cell just before */
+                    if (o->reg != me.reg)
+                        add_odd(c, from, (end){o->reg, cell - 1, k, o->src});
+                }
+            }
+        } else {
+            /* Every region around is joined to the largest: owners by
+             * first-neighbour class, edges only beside a small cell of this
+             * layer (above, left) whose region is outside. */
+            const uint64_t cu = sm & fu, cl = sm & fleft & ~fu, cr = sm & fright & ~(fu | fleft);
+            const uint64_t cd = sm & ~(fu | fleft | fright);
 #define PLACE(cls, src_expr)                                                                       \
     for (uint64_t m = (cls); m; m &= m - 1) {                                                      \
         const unsigned b = (unsigned)__builtin_ctzll(m);                                           \
-        const fcell o = (src_expr);                                                                \
-        base[__builtin_popcountll(sm & BELOW(b))] = o;                                             \
-        const uint64_t out = outside(c, o.reg);                                                    \
-        mine |= out << b;                                                                          \
-        need_big |= (out & (c->odd_big[o.reg] != k)) << b;                                         \
+        base[__builtin_popcountll(sm & BELOW(b))] = (src_expr);                                    \
     }
-        PLACE(cu, prev_cell(c, at - s, fu, b, cell0 + b - w, first))
-        PLACE(cl, b ? prev_cell(c, at, f0, b - 1, cell0 + b - 1, first)
-                    : prev_cell(c, at - 1, fl, 63, cell0 - 1, first))
-        PLACE(cr, b < 63 ? prev_cell(c, at, f0, b + 1, cell0 + b + 1, first)
-                         : prev_cell(c, at + 1, fr, 0, cell0 + 64, first))
-        PLACE(cd, prev_cell(c, at + s, fd, b, cell0 + b + w, first))
+            PLACE(cu, prev_cell(c, at - s, fu, b, cell0 + b - w, first))
+            PLACE(cl, b ? prev_cell(c, at, f0, b - 1, cell0 + b - 1, first)
+                        : prev_cell(c, at - 1, fl, 63, cell0 - 1, first))
+            PLACE(cr, b < 63 ? prev_cell(c, at, f0, b + 1, cell0 + b + 1, first)
+                             : prev_cell(c, at + 1, fr, 0, cell0 + 64, first))
+            PLACE(cd, prev_cell(c, at + s, fd, b, cell0 + b + w, first))
 #undef PLACE
+            const uint64_t look =
+                sm & ((c->out_up[i] & nu) | (((c->out[i - 1] & nl) >> 63) & nleft));
+            if (look) {
+                const uint64_t mask[13] = {fu, fleft, fright, fd, f0, fl, fr, bu, bleft, bright, bd, nu,
+                                           nleft};
+                for (uint64_t m = look; m; m &= m - 1) {
+                    const unsigned b = (unsigned)__builtin_ctzll(m);
+                    cell_edges(c, at, cell0 + b, b, k, base + __builtin_popcountll(sm & BELOW(b)),
+                               mask, first);
+                }
+            }
+        }
         c->out[i] = mine;
-        {
-            /* The cells' bits by rank: mine, packed. */
-            uint64_t packed = 0;
-            unsigned q = 0;
-            for (uint64_t m = sm; m; m &= m - 1, q++)
-                packed |= ((mine >> __builtin_ctzll(m)) & 1) << q;
-            const size_t r0 = (size_t)(base - (fcell *)c->cells1.p);
+        if (packed) { /* the cells' bits by rank */
             uint64_t *ob = c->out1.p;
             ob[r0 >> 6] |= packed << (r0 & 63);
-            if ((r0 & 63) + q > 64)
+            if ((r0 & 63) + cnt > 64)
                 ob[(r0 >> 6) + 1] |= packed >> (64 - (r0 & 63));
-        }
-        /* Two neighbours in layer k - 1: an edge between them if either
-         * region is outside. */
-        uint64_t two = sm & ((fu & (fleft | fright | fd)) | (fleft & (fright | fd)) | (fright & fd));
-        if (two & ~mine) {
-            if (near == NEAR_UNKNOWN)
-                near = near_out(c, at, fu, fd, f0, fl, fr, first);
-            if (!near)
-                two &= mine;
-        }
-        const uint64_t look =
-            sm & (two | (need_big & (bu | bleft | bright | bd)) | ((mine | c->out_up[i]) & nu) |
-                  ((mine | (mine << 1) | ((c->out[i - 1] & nl) >> 63)) & nleft));
-        if (look) {
-            const uint64_t mask[13] = {fu, fleft, fright, fd, f0, fl, fr, bu, bleft, bright, bd, nu,
-                                       nleft};
-            for (uint64_t m = look; m; m &= m - 1) {
-                const unsigned b = (unsigned)__builtin_ctzll(m);
-                cell_edges(c, at, y * w + x0 + b, b, k, base + __builtin_popcountll(sm & BELOW(b)),
-                           mask, first);
-            }
         }
     }
     /* The largest region's cells of layer k beside small cells of layer
