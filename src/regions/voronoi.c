@@ -261,7 +261,48 @@ static cg_status sort_runs(search *c)
 /* Layer 0: all floor. The largest region's floor is on g0; the
  * others' cells get ids 1..R-1 (in scan order of their first cells) and go
  * to the dense array in scan order. */
-static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
+/* Labelling hook for a map without a dominant region: keeps every run
+ * (raw label in reg), in scan order. Room was made for them. */
+static void keep_runs(void *ctx, uint32_t y, const uint32_t *x0, const uint32_t *x1,
+                      const uint32_t *label, size_t n)
+{
+    search *c = ctx;
+    if (c->runs.n + n > c->runs.cap) {
+        c->k.oom = 1; /* not reached: a run has a cell */
+        return;
+    }
+    srun *r = (srun *)c->runs.p + c->runs.n;
+    for (size_t j = 0; j < n; j++)
+        r[j] = (srun){y * c->w + x0[j], x1[j] - x0[j], label[j]};
+    c->runs.n += n;
+}
+
+/* The small regions' runs from the labelling's list of every run: the
+ * largest region's dropped, the others' off g0, with their ids. */
+static cg_status small_runs(search *c, const cg__labeller *lb, uint32_t largest)
+{
+    uint32_t *id = cg__malloc((lb->n ? lb->n : 1) * sizeof *id), nid = 0;
+    if (!id)
+        return CG_ENOMEM;
+    for (size_t l = 0; l < lb->n; l++)
+        if (lb->parent[l] == l)
+            id[l] = l == largest ? BIG : ++nid;
+    srun *r = c->runs.p;
+    size_t n = 0;
+    for (size_t j = 0; j < c->runs.n; j++) {
+        const uint32_t reg = id[lb->parent[r[j].reg]];
+        if (reg == BIG)
+            continue;
+        const uint32_t y = r[j].key / c->w, x = r[j].key % c->w;
+        cg__set_span(c->g0 + at_of(c, y, 0), x, x + r[j].len, 0);
+        r[n++] = (srun){r[j].key, r[j].len, reg};
+    }
+    c->runs.n = n;
+    cg__free(id);
+    return CG_OK;
+}
+
+static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int by_runs)
 {
     cg_status st;
     for (uint32_t y = 0; y < c->h; y++) {
@@ -295,26 +336,31 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest)
     if (!c->inbig || !c->odd_big)
         return CG_ENOMEM;
     c->inbig[BIG] = 1;
-    c->runs.elem = sizeof(srun);
-    c->stack.elem = sizeof(span);
-    /* Room for as many runs as cells at once (pages never written cost
-     * nothing): growing the lists as the floods go would copy them. */
-    if (small_n > SIZE_MAX / sizeof(srun) || vec_reserve(&c->runs, (size_t)small_n) ||
-        vec_reserve(&c->stack, (size_t)small_n))
-        return CG_ENOMEM;
-    nid = 0;
-    for (size_t l = 0; l < lb->n; l++) {
-        if (lb->parent[l] != l || l == largest)
-            continue;
-        uint32_t x, y;
-        cg__label_first(lb, (uint32_t)l, &x, &y);
-        if ((st = flood(c, x, y, ++nid)) != CG_OK)
+    if (by_runs) {
+        if ((st = small_runs(c, lb, largest)) != CG_OK)
+            return st;
+    } else {
+        c->runs.elem = sizeof(srun);
+        c->stack.elem = sizeof(span);
+        /* Room for as many runs as cells at once (pages never written cost
+         * nothing): growing the lists as the floods go would copy them. */
+        if (small_n > SIZE_MAX / sizeof(srun) || vec_reserve(&c->runs, (size_t)small_n) ||
+            vec_reserve(&c->stack, (size_t)small_n))
+            return CG_ENOMEM;
+        nid = 0;
+        for (size_t l = 0; l < lb->n; l++) {
+            if (lb->parent[l] != l || l == largest)
+                continue;
+            uint32_t x, y;
+            cg__label_first(lb, (uint32_t)l, &x, &y);
+            if ((st = flood(c, x, y, ++nid)) != CG_OK)
+                return st;
+        }
+        cg__free(c->stack.p);
+        c->stack.p = NULL;
+        if ((st = sort_runs(c)) != CG_OK)
             return st;
     }
-    cg__free(c->stack.p);
-    c->stack.p = NULL;
-    if ((st = sort_runs(c)) != CG_OK)
-        return st;
     /* The small cells, and each word's first. */
     const srun *r = c->runs.p;
     c->cells0.elem = sizeof(uint32_t);
@@ -965,13 +1011,37 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     if (st != CG_OK)
         return st;
     uint64_t roots;
-    const uint32_t largest = cg__largest_root(&lb, &roots);
+    uint32_t largest = cg__largest_root(&lb, &roots);
     if (roots <= 1) {
         cg__labeller_free(&lb);
         return CG_OK;
     }
     search c;
     memset(&c, 0, sizeof c);
+    c.w = g->w;
+    c.runs.elem = sizeof(srun);
+    /* Without a dominant region (noise: most floor in small regions) a list
+     * of every run costs no more than flooding the small regions, and comes
+     * in scan order: labelled again, keeping the runs. */
+    uint64_t floor_n = 0, small_n = 0;
+    for (size_t l = 0; l < lb.n; l++)
+        if (lb.parent[l] == l) {
+            floor_n += lb.size[l];
+            small_n += l == largest ? 0 : lb.size[l];
+        }
+    const int by_runs = small_n > floor_n / 2;
+    if (by_runs) {
+        cg__labeller_free(&lb);
+        if (floor_n > SIZE_MAX / sizeof(srun) || vec_reserve(&c.runs, (size_t)floor_n) != CG_OK)
+            return CG_ENOMEM;
+        if ((st = cg__label(&lb, g, 0, keep_runs, &c)) != CG_OK) {
+            cg__free(c.runs.p);
+            return st;
+        }
+        largest = cg__largest_root(&lb, &roots);
+        if (c.k.oom)
+            st = CG_ENOMEM;
+    }
     c.w = g->w;
     c.h = g->h;
     c.nw = g->nw;
@@ -1007,7 +1077,7 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
         !c.rows0 || !c.rows1 || !c.rows)
         st = CG_ENOMEM;
     if (st == CG_OK)
-        st = layer0(&c, &lb, largest);
+        st = layer0(&c, &lb, largest, by_runs);
     cg__labeller_free(&lb);
     if (st == CG_OK) {
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
