@@ -622,21 +622,21 @@ INLINE void cell_edges(search *c, size_t at, uint32_t cell, unsigned b, uint32_t
     }
 }
 
-/* Owners of the small cells of a word of layer k, then the Voronoi edges
- * met there, in the order of regions/connect.c's meet (owners do not
- * depend on edges, and a cell's edges only on owners before it).
- *
- * Owners without a test per cell: the cells whose first neighbour of layer
- * k - 1 (up, left, right, down) is up, then left, ... each a loop of its
- * own, writing the owner at the cell's rank.
+/* Owners of the small cells of a word of layer k and the Voronoi edges met
+ * there, in the order of regions/connect.c's meet (owners do not depend on
+ * edges, and a cell's edges only on owners before it).
  *
  * Edges only where one could be taken: an edge joins two regions not yet
- * joined, so one of them is outside the largest region's component. A
- * small cell of layer k gets a bit saying its region was outside when the
- * cell was placed (joins are never undone, so a cell without it can be
- * passed over), and a cell is looked at only if it has the bit, or a small
- * neighbour of layer k above or left has it, or it has two neighbours in
- * layer k - 1 (the other's region is not looked up here). */
+ * joined, so one of them is outside the largest region's component. Each
+ * small cell gets a bit saying its region was outside when the cell was
+ * placed (joins are never undone): out[] for the rows being met, out1 by
+ * rank for the layer after. If no small cell of layer k - 1 in the word or
+ * the words around has the bit, every owner here is inside: owners are
+ * placed without a test per cell - the cells whose first neighbour of
+ * layer k - 1 (up, left, right, down) is up, then left, ... each a loop of
+ * their own - and only cells beside an outside small cell of layer k (above,
+ * left) are looked at for edges. Otherwise the word goes cell by cell,
+ * owners and edges together. */
 INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
 {
     const uint64_t *f = c->f0, *t = c->g0, *n = c->f1, *bg = c->g1;
