@@ -117,6 +117,7 @@ typedef struct search {
      * of the rows around row y is at its framed index minus off. */
     uint32_t *pre0, *pre1;
     size_t off;
+    uint8_t row_out[4]; /* per slot of pre0: a small cell of the row had the out bit */
     uint64_t *m0, *m1;     /* per row: the nonzero words of f0, f1 */
     uint32_t *rows0, *rows1, *rows; /* rows with front in f0, f1; rows to compute */
     size_t nrows0, nrows1;
@@ -508,6 +509,22 @@ INLINE void fill_pre0(search *c, uint32_t r, uint32_t *total)
             p[i] = q[i] = t;
             t += (uint32_t)__builtin_popcountll(c->f0[at + i] & ~c->g0[at + i]);
         }
+    /* Whether any of the row's small cells (ranks *total .. t - 1) had the
+     * out bit: if none around a word has, no lookup is needed there. */
+    uint64_t any = 0;
+    if (c->out0.n && t > *total) {
+        const uint64_t *o = c->out0.p;
+        const size_t a = *total, b = t;
+        for (size_t wi = a >> 6; wi <= (b - 1) >> 6 && !any; wi++) {
+            uint64_t v = o[wi];
+            if (wi == a >> 6)
+                v &= ~UINT64_C(0) << (a & 63);
+            if (wi == (b - 1) >> 6 && (b & 63))
+                v &= (UINT64_C(1) << (b & 63)) - 1;
+            any = v;
+        }
+    }
+    c->row_out[(r + 1) & 3] = any != 0;
     *total = t;
 }
 
@@ -530,12 +547,14 @@ INLINE uint64_t any_out(const search *c, size_t wi, uint64_t m)
 /* Nonzero when a small cell of layer k - 1 in the word or its four
  * neighbour words had its region outside (all of layer 0's may be). */
 #define NEAR_UNKNOWN UINT64_C(2)
-INLINE uint64_t near_out(const search *c, size_t at, uint64_t fu, uint64_t fd, uint64_t f0,
-                         uint64_t fl, uint64_t fr, int first)
+INLINE uint64_t near_out(const search *c, uint32_t y, size_t at, uint64_t fu, uint64_t fd,
+                         uint64_t f0, uint64_t fl, uint64_t fr, int first)
 {
     const size_t s = c->stride;
     if (first)
         return 1;
+    if (!(c->row_out[y & 3] | c->row_out[(y + 1) & 3] | c->row_out[(y + 2) & 3]))
+        return 0; /* rows y - 1 .. y + 1 (slots of y, y + 1, y + 2) */
     return (any_out(c, at - s, fu) | any_out(c, at + s, fd) | any_out(c, at, f0) |
             any_out(c, at - 1, fl) | any_out(c, at + 1, fr)) != 0;
 }
@@ -677,7 +696,7 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
 #define BELOW(b) ((UINT64_C(1) << (b)) - 1)
         const uint32_t cell0 = y * w + x0;
         const size_t r0 = (size_t)(base - (fcell *)c->cells1.p);
-        near = near_out(c, at, fu, fd, f0, fl, fr, first);
+        near = near_out(c, y, at, fu, fd, f0, fl, fr, first);
         uint64_t mine = 0, packed = 0;
         if (near) {
             /* A region around may be outside: cell by cell, owners and
@@ -779,7 +798,7 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
      * k - 1: edges of weight 2k, seen from this side only. */
     uint64_t xb = wk->xb;
     if (xb && near == NEAR_UNKNOWN)
-        near = near_out(c, at, fu, fd, f0, fl, fr, first);
+        near = near_out(c, y, at, fu, fd, f0, fl, fr, first);
     if (!near)
         xb = 0;
     for (uint64_t m = xb; m; m &= m - 1) {
