@@ -119,6 +119,7 @@ typedef struct search {
     size_t off;
     uint8_t row_out[4]; /* per slot of pre0: a small cell of the row had the out bit */
     uint64_t *m0, *m1;     /* per row: the nonzero words of f0, f1 */
+    uint64_t *s0, *s1;     /* per row: the words of f0, f1 with small cells */
     uint32_t *rows0, *rows1, *rows; /* rows with front in f0, f1; rows to compute */
     size_t nrows0, nrows1;
     vec cells0, cells1; /* fcell per small cell of layer k - 1, k, in scan order */
@@ -373,6 +374,12 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
         for (uint32_t e = count + r[j].len; count < e;)
             cell[count++] = r[j].reg;
     c->cells0.n = count;
+    for (uint32_t y = 0; y < c->h; y++) {
+        const size_t at = at_of(c, y, 0);
+        uint64_t *m = c->s0 + ((size_t)y + 1) * c->ncw;
+        for (size_t i = 0; i < c->nw; i++)
+            m[i >> 6] |= (uint64_t)((c->f0[at + i] & ~c->g0[at + i]) != 0) << (i & 63);
+    }
     return CG_OK;
 }
 
@@ -425,7 +432,7 @@ INLINE void add_even(search *c, end a, end b)
 
 /* Computes word (y, i) of layer k into f1, g1 (over layer k - 2); returns
  * it. *small counts layer k's small cells; the work list has room. */
-INLINE uint64_t grow_word(search *c, uint32_t y, size_t i, uint32_t *small)
+INLINE uint64_t grow_word(search *c, uint32_t y, size_t i, uint32_t *small, uint64_t *has_small)
 {
     const size_t at = at_of(c, y, i), s = c->stride;
     const uint64_t *f = c->f0, *g = c->g0;
@@ -446,6 +453,7 @@ INLINE uint64_t grow_word(search *c, uint32_t y, size_t i, uint32_t *small)
         ((work *)c->work.p)[c->work.n++] = (work){sm, xb, (uint32_t)at, y};
     c->pre1[at - ((size_t)(y + 1) & ~(size_t)3) * s] = *small;
     *small += (uint32_t)__builtin_popcountll(sm);
+    *has_small = sm != 0;
     return n;
 }
 
@@ -453,7 +461,8 @@ INLINE uint64_t grow_word(search *c, uint32_t y, size_t i, uint32_t *small)
  * grow_word does, where the front is dense: no test per word, the work
  * list written through (it has room for one more word) and advanced only
  * where there is work. Returns the nonzero words. */
-INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t *small)
+INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t *small,
+                          uint64_t *has_small)
 {
     const size_t s = c->stride, at0 = at_of(c, y, i0);
     const uint64_t *fm = c->f0 + at0, *fu = fm - s, *fd = fm + s;
@@ -462,7 +471,7 @@ INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t
     uint32_t *pre = c->pre1 + at0 - ((size_t)(y + 1) & ~(size_t)3) * s, count = *small;
     work *wk = (work *)c->work.p + c->work.n;
     size_t wn = 0;
-    uint64_t nz = 0;
+    uint64_t nz = 0, hs = 0;
     const size_t lastj = i0 + cnt == c->nw ? cnt - 1 : SIZE_MAX;
     for (size_t j = 0; j < cnt; j++) {
         const uint64_t f0 = fm[j], fl = fm[j - 1], fr = fm[j + 1], fuj = fu[j], fdj = fd[j];
@@ -478,7 +487,9 @@ INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t
         wk[wn] = (work){sm, xb, (uint32_t)(at0 + j), y};
         wn += (sm | xb) != 0;
         nz |= (uint64_t)(n != 0) << j;
+        hs |= (uint64_t)(sm != 0) << j;
     }
+    *has_small = hs;
     c->work.n += wn;
     *small = count;
     return nz;
@@ -501,7 +512,7 @@ INLINE void fill_pre0(search *c, uint32_t r, uint32_t *total)
 {
     const size_t s = c->stride, at = at_of(c, r, 0);
     uint32_t *p = c->pre0 + (size_t)((r + 1) & 3) * s + 1, *q = p + 4 * s;
-    const uint64_t *m = c->m0 + ((size_t)r + 1) * c->ncw;
+    const uint64_t *m = c->s0 + ((size_t)r + 1) * c->ncw;
     uint32_t t = *total;
     for (size_t ci = 0; ci < c->ncw; ci++)
         for (uint64_t bits = m[ci]; bits; bits &= bits - 1) {
@@ -905,15 +916,18 @@ INLINE cg_status layer(search *c, uint32_t k, int first)
             }
             const size_t words = ci + 1 < ncw || !(c->nw & 63) ? 64 : c->nw & 63;
             const uint64_t full = words == 64 ? ~UINT64_C(0) : (UINT64_C(1) << words) - 1;
-            uint64_t nz = 0;
+            uint64_t nz = 0, hs = 0;
             if (cand == full)
-                nz = grow_span(c, y, ci * 64, words, &small);
+                nz = grow_span(c, y, ci * 64, words, &small, &hs);
             else
                 for (uint64_t bits = cand; bits; bits &= bits - 1) {
                     const unsigned b = (unsigned)__builtin_ctzll(bits);
-                    nz |= (uint64_t)(grow_word(c, y, ci * 64 + b, &small) != 0) << b;
+                    uint64_t one = 0;
+                    nz |= (uint64_t)(grow_word(c, y, ci * 64 + b, &small, &one) != 0) << b;
+                    hs |= one << b;
                 }
             mine[ci] = nz;
+            c->s1[((size_t)y + 1) * ncw + ci] = hs;
             any |= nz;
         }
         if (any)
@@ -949,6 +963,9 @@ static void advance(search *c)
     t = c->m0;
     c->m0 = c->m1;
     c->m1 = t;
+    t = c->s0;
+    c->s0 = c->s1;
+    c->s1 = t;
     uint32_t *p = c->rows0;
     c->rows0 = c->rows1;
     c->rows1 = p;
@@ -1005,6 +1022,8 @@ static void search_free(search *c)
     cg__free(c->pre1);
     cg__free(c->m0);
     cg__free(c->m1);
+    cg__free(c->s0);
+    cg__free(c->s1);
     cg__free(c->rows0);
     cg__free(c->rows1);
     cg__free(c->rows);
@@ -1082,6 +1101,8 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.pre1 = cg__malloc(4 * c.stride * sizeof(uint32_t));
     c.m0 = cg__calloc(mwords, sizeof(uint64_t));
     c.m1 = cg__calloc(mwords, sizeof(uint64_t));
+    c.s0 = cg__calloc(mwords, sizeof(uint64_t));
+    c.s1 = cg__calloc(mwords, sizeof(uint64_t));
     c.rows0 = cg__malloc(((size_t)c.h + 1) * sizeof(uint32_t));
     c.rows1 = cg__malloc(((size_t)c.h + 1) * sizeof(uint32_t));
     c.rows = cg__malloc(((size_t)c.h + 1) * sizeof(uint32_t));
@@ -1092,7 +1113,7 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.k.big_at = big_at;
     c.k.ctx = &c;
     c.k.width = width;
-    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.out_up || !c.out || !c.pre0 || !c.pre1 || !c.m0 || !c.m1 ||
+    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.out_up || !c.out || !c.pre0 || !c.pre1 || !c.m0 || !c.m1 || !c.s0 || !c.s1 ||
         !c.rows0 || !c.rows1 || !c.rows)
         st = CG_ENOMEM;
     if (st == CG_OK)
