@@ -257,8 +257,8 @@ static void the_row_search_carves_what_its_twin_carves(void **state)
 {
     (void)state;
     static const int twin_sizes[][2] = {
-        {1, 1},   {1, 2},   {2, 1},   {1, 97},   {97, 1},  {1, 300}, {300, 1},  {2, 50},
-        {50, 2},  {3, 3},   {63, 17}, {64, 17},  {65, 17}, {63, 63}, {64, 64},  {65, 65},
+        {1, 1},   {1, 2},    {2, 1},     {1, 97},  {97, 1},   {1, 300}, {300, 1},  {2, 50},
+        {50, 2},  {3, 3},    {63, 17},   {64, 17}, {65, 17},  {63, 63}, {64, 64},  {65, 65},
         {131, 9}, {131, 40}, {200, 129}, {127, 3}, {129, 70}, {5, 131}, {192, 64}, {257, 33},
     };
     uint64_t rng = 0x7e1d;
@@ -303,7 +303,9 @@ static void the_row_search_carves_what_its_twin_carves_on_random_maps(void **sta
         uint8_t *cells = twin_map(w, h, i % 12, &rng);
         char step[64];
         snprintf(step, sizeof step, "connect width=%d%s", tu_range(&rng, 1, 16),
-                 i % 3 == 0 ? " largest=2" : i % 3 == 1 ? " largest=5" : "");
+                 i % 3 == 0   ? " largest=2"
+                 : i % 3 == 1 ? " largest=5"
+                              : "");
         cg_grid *in = tu_grid_from_cells(cells, w, h);
         cg_grid *fast = tu_run(step, 0, 0, 0, in);
         cg__connect_force_base(1);

@@ -139,7 +139,7 @@ typedef struct joiner {
     uint32_t *rows; /* rows with candidates, increasing */
     vec odd;        /* edges of weight 2k + 1 */
     vec runs;       /* run3 of the first labelling, in scan order */
-    int oom; /* an allocation failed inside the labelling hook */
+    int oom;        /* an allocation failed inside the labelling hook */
 } joiner;
 
 /* ------------------------------------------------------------ helpers */
@@ -287,8 +287,9 @@ static void source_of(const cg__kruskal *c, const end *e, int64_t *px, int64_t *
             int64_t x = ux + (s ? rest : -rest), y = uy + oy;
             if (x < 0 || y < 0 || x >= c->w || y >= c->h)
                 continue;
-            if (c->big ? (c->big[((size_t)y + 1) * c->stride + ((size_t)x >> 6) + 1] >> (x & 63)) & 1
-                       : (uint64_t)(c->big_at(c, x, y) != 0)) {
+            if (c->big
+                    ? (c->big[((size_t)y + 1) * c->stride + ((size_t)x >> 6) + 1] >> (x & 63)) & 1
+                    : (uint64_t)(c->big_at(c, x, y) != 0)) {
                 *px = x;
                 *py = y;
                 return;
@@ -312,7 +313,8 @@ void cg__connect_take(cg__kruskal *c, const end *a, const end *b)
     }
     if (c->deferred == c->defer_cap) {
         size_t cap = c->defer_cap ? c->defer_cap * 2 : 256;
-        uint32_t *p = cap <= SIZE_MAX / 4 / sizeof *p ? cg__realloc(c->defer, cap * 4 * sizeof *p) : NULL;
+        uint32_t *p =
+            cap <= SIZE_MAX / 4 / sizeof *p ? cg__realloc(c->defer, cap * 4 * sizeof *p) : NULL;
         if (!p) {
             c->oom = 1;
             return;

@@ -102,24 +102,24 @@ typedef struct search {
     cg__kruskal k;
     uint32_t w, h;
     size_t nw, stride, ncw;
-    uint64_t last;      /* in-map bits of a row's last word */
-    uint64_t *f0, *f1;  /* layer k - 1; layer k (layer k - 2 until overwritten) */
-    uint64_t *g0, *g1;  /* the largest region's cells of f0, f1 */
+    uint64_t last;          /* in-map bits of a row's last word */
+    uint64_t *f0, *f1;      /* layer k - 1; layer k (layer k - 2 until overwritten) */
+    uint64_t *g0, *g1;      /* the largest region's cells of f0, f1 */
     uint64_t *out_up, *out; /* per word of the row above, of this row: small cells of layer k
                                whose region was outside the largest's component */
-    uint8_t *inbig;     /* per region: known to be joined to the largest */
-    uint32_t *odd_big;  /* per region: the last layer it had an odd edge with the largest */
-    uint32_t met_row;   /* the row out[] is of */
-    vec out0, out1;     /* per small cell of layer k - 1, k (by rank): the out[] bit */
+    uint8_t *inbig;         /* per region: known to be joined to the largest */
+    uint32_t *odd_big;      /* per region: the last layer it had an odd edge with the largest */
+    uint32_t met_row;       /* the row out[] is of */
+    vec out0, out1;         /* per small cell of layer k - 1, k (by rank): the out[] bit */
     /* Per word: the small cells of its layer before it, for a few rows: of
      * layer k - 1 (row r at slots (r + 1) % 4 and that + 4, so three rows
      * in a row are together), of layer k (slot (r + 1) % 4). Word (r, i)
      * of the rows around row y is at its framed index minus off. */
     uint32_t *pre0, *pre1;
     size_t off;
-    uint8_t row_out[4]; /* per slot of pre0: a small cell of the row had the out bit */
-    uint64_t *m0, *m1;     /* per row: the nonzero words of f0, f1 */
-    uint64_t *s0, *s1;     /* per row: the words of f0, f1 with small cells */
+    uint8_t row_out[4];             /* per slot of pre0: a small cell of the row had the out bit */
+    uint64_t *m0, *m1;              /* per row: the nonzero words of f0, f1 */
+    uint64_t *s0, *s1;              /* per row: the words of f0, f1 with small cells */
     uint32_t *rows0, *rows1, *rows; /* rows with front in f0, f1; rows to compute */
     size_t nrows0, nrows1;
     vec cells0, cells1; /* fcell per small cell of layer k - 1, k, in scan order */
@@ -604,7 +604,7 @@ INLINE void cell_edges(search *c, size_t at, uint32_t cell, unsigned b, uint32_t
     if ((fleft >> b) & 1) {
         if (seen++) {
             nb = b ? prev_cell(c, at, f0, b - 1, cell - 1, first)
-                  : prev_cell(c, at - 1, fl, 63, cell - 1, first);
+                   : prev_cell(c, at - 1, fl, 63, cell - 1, first);
             if (nb.reg != me.reg)
                 add_even(c, from, (end){nb.reg, cell - 1, k - 1, nb.src});
         }
@@ -612,7 +612,7 @@ INLINE void cell_edges(search *c, size_t at, uint32_t cell, unsigned b, uint32_t
     if ((fright >> b) & 1) {
         if (seen++) {
             nb = b < 63 ? prev_cell(c, at, f0, b + 1, cell + 1, first)
-                       : prev_cell(c, at + 1, fr, 0, cell + 1, first);
+                        : prev_cell(c, at + 1, fr, 0, cell + 1, first);
             if (nb.reg != me.reg)
                 add_even(c, from, (end){nb.reg, cell + 1, k - 1, nb.src});
         }
@@ -749,8 +749,8 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
                         add_even(c, from, (end){nb[e].reg, nc[e], k - 1, nb[e].src});
                 if ((bany >> b) & 1 && c->odd_big[me.reg] != k) {
                     c->odd_big[me.reg] = k;
-                    const uint32_t to = (bu >> b) & 1      ? cell - w
-                                        : (bleft >> b) & 1 ? cell - 1
+                    const uint32_t to = (bu >> b) & 1       ? cell - w
+                                        : (bleft >> b) & 1  ? cell - 1
                                         : (bright >> b) & 1 ? cell + 1
                                                             : cell + w;
                     add_odd(c, from, (end){BIG, to, k, NONE});
@@ -788,8 +788,8 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
             const uint64_t look =
                 sm & ((c->out_up[i] & nu) | (((c->out[i - 1] & nl) >> 63) & nleft));
             if (look) {
-                const uint64_t mask[13] = {fu, fleft, fright, fd, f0, fl, fr, bu, bleft, bright, bd, nu,
-                                           nleft};
+                const uint64_t mask[13] = {fu, fleft, fright, fd, f0, fl,   fr,
+                                           bu, bleft, bright, bd, nu, nleft};
                 for (uint64_t m = look; m; m &= m - 1) {
                     const unsigned b = (unsigned)__builtin_ctzll(m);
                     cell_edges(c, at, cell0 + b, b, k, base + __builtin_popcountll(sm & BELOW(b)),
@@ -1113,8 +1113,8 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.k.big_at = big_at;
     c.k.ctx = &c;
     c.k.width = width;
-    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.out_up || !c.out || !c.pre0 || !c.pre1 || !c.m0 || !c.m1 || !c.s0 || !c.s1 ||
-        !c.rows0 || !c.rows1 || !c.rows)
+    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.out_up || !c.out || !c.pre0 || !c.pre1 || !c.m0 ||
+        !c.m1 || !c.s0 || !c.s1 || !c.rows0 || !c.rows1 || !c.rows)
         st = CG_ENOMEM;
     if (st == CG_OK)
         st = layer0(&c, &lb, largest, by_runs);
