@@ -126,6 +126,7 @@ typedef struct search {
     vec work;           /* words of layer k needing per-cell work, in scan order */
     vec odd;            /* edges of weight 2k + 1 */
     vec runs;           /* srun of the small regions' floor */
+    size_t *run_row;    /* per row (and one more): its first run */
     vec stack;          /* the flood fill's runs to visit */
 } search;
 
@@ -374,6 +375,15 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
         for (uint32_t e = count + r[j].len; count < e;)
             cell[count++] = r[j].reg;
     c->cells0.n = count;
+    /* Each row's first run, for big_at. */
+    c->run_row = cg__malloc(((size_t)c->h + 1) * sizeof *c->run_row);
+    if (!c->run_row)
+        return CG_ENOMEM;
+    for (size_t j = 0, y = 0; y <= c->h; y++) {
+        while (j < c->runs.n && r[j].key / c->w < y)
+            j++;
+        c->run_row[y] = j;
+    }
     for (uint32_t y = 0; y < c->h; y++) {
         const size_t at = at_of(c, y, 0);
         uint64_t *m = c->s0 + ((size_t)y + 1) * c->ncw;
@@ -394,7 +404,8 @@ static int big_at(const cg__kruskal *k, int64_t x, int64_t y)
         return 0;
     const uint32_t key = (uint32_t)y * c->w + (uint32_t)x;
     const srun *r = c->runs.p;
-    size_t lo = 0, hi = c->runs.n; /* runs before lo start at or before key; from hi, after */
+    /* Runs before lo start at or before key; from hi, after. */
+    size_t lo = c->run_row[y], hi = c->run_row[y + 1];
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
         if (r[mid].key <= key)
@@ -402,7 +413,7 @@ static int big_at(const cg__kruskal *k, int64_t x, int64_t y)
         else
             hi = mid;
     }
-    return !(lo && key < r[lo - 1].key + r[lo - 1].len);
+    return !(lo > c->run_row[y] && key < r[lo - 1].key + r[lo - 1].len);
 }
 
 /* ------------------------------------------------------------- layers */
@@ -1034,6 +1045,7 @@ static void search_free(search *c)
     cg__free(c->work.p);
     cg__free(c->odd.p);
     cg__free(c->runs.p);
+    cg__free(c->run_row);
     cg__free(c->stack.p);
     cg__free(c->k.uf);
 }
