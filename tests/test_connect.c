@@ -3,7 +3,9 @@
  * no floor is lost, every carved cell belongs to a passage (4-connected to
  * the old floor, W cells thick off the map's ring), and the corridors are no
  * longer in total than a minimum spanning tree over the regions' true
- * closest distances (a brute-force oracle). Plus hand-computed cases. */
+ * closest distances (a brute-force oracle); and the row-by-row search
+ * carves, bit for bit, what its twin, the first search, carves. Plus
+ * hand-computed cases. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
