@@ -1056,41 +1056,43 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
         *corridors = 0;
     if ((uint64_t)g->w * g->h > UINT32_MAX)
         return CG_EOVERFLOW;
-    cg__labeller lb;
-    cg_status st = cg__label(&lb, g, 0, NULL, NULL);
-    if (st != CG_OK)
-        return st;
-    uint64_t roots;
-    uint32_t largest = cg__largest_root(&lb, &roots);
-    if (roots <= 1) {
-        cg__labeller_free(&lb);
-        return CG_OK;
-    }
     search c;
     memset(&c, 0, sizeof c);
     c.w = g->w;
     c.runs.elem = sizeof(srun);
-    /* Without a dominant region (noise: most floor in small regions) a list
-     * of every run costs no more than flooding the small regions, and comes
-     * in scan order: labelled again, keeping the runs. */
-    uint64_t floor_n = 0, small_n = 0;
-    for (size_t l = 0; l < lb.n; l++)
-        if (lb.parent[l] == l) {
-            floor_n += lb.size[l];
-            small_n += l == largest ? 0 : lb.size[l];
+    /* Floor runs that are short on average (under 3 cells: noise) mean no
+     * dominant region: a list of every run then costs no more than flooding
+     * the small regions, and comes in scan order - the labelling keeps it.
+     * Otherwise the small regions are flooded. Either gives the same. */
+    uint64_t nruns = 0, floor_n = 0;
+    for (uint32_t y = 0; y < g->h; y++) {
+        const uint64_t *r = cg__row(g, y);
+        uint64_t carry = 0;
+        for (size_t i = 0; i < g->nw; i++) {
+            const uint64_t f = ~r[i] & (i + 1 == g->nw ? ~cg__tail_mask(g) : ~UINT64_C(0));
+            nruns += (uint64_t)__builtin_popcountll(f & ~((f << 1) | carry));
+            floor_n += (uint64_t)__builtin_popcountll(f);
+            carry = f >> 63;
         }
-    const int by_runs = small_n > floor_n / 2;
-    if (by_runs) {
+    }
+    const int by_runs = floor_n < 3 * nruns;
+    if (by_runs &&
+        (nruns > SIZE_MAX / sizeof(srun) || vec_reserve(&c.runs, (size_t)nruns) != CG_OK))
+        return CG_ENOMEM;
+    cg__labeller lb;
+    cg_status st = cg__label(&lb, g, 0, by_runs ? keep_runs : NULL, &c);
+    if (st != CG_OK) {
+        cg__free(c.runs.p);
+        return st;
+    }
+    if (c.k.oom)
+        st = CG_ENOMEM;
+    uint64_t roots;
+    const uint32_t largest = cg__largest_root(&lb, &roots);
+    if (roots <= 1) {
         cg__labeller_free(&lb);
-        if (floor_n > SIZE_MAX / sizeof(srun) || vec_reserve(&c.runs, (size_t)floor_n) != CG_OK)
-            return CG_ENOMEM;
-        if ((st = cg__label(&lb, g, 0, keep_runs, &c)) != CG_OK) {
-            cg__free(c.runs.p);
-            return st;
-        }
-        largest = cg__largest_root(&lb, &roots);
-        if (c.k.oom)
-            st = CG_ENOMEM;
+        cg__free(c.runs.p);
+        return st;
     }
     c.w = g->w;
     c.h = g->h;
