@@ -8,7 +8,9 @@
  *  - Layer 0 without a list of every run: the labelling gives each region's
  *    first cell, and only the regions other than the largest are flooded
  *    over runs from there (work in proportion to their floor); their runs
- *    are put in scan order by a radix sort.
+ *    are put in scan order by a radix sort. (Where floor runs are short on
+ *    average - noise, no dominant region - the labelling's list of every
+ *    run is kept instead.)
  *  - A layer is computed row by row, and the owners and edges of a row are
  *    found as soon as the rows around it are known, while they are still
  *    in the cache: one pass over the front per layer instead of three.
