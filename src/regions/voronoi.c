@@ -1052,6 +1052,34 @@ static void search_free(search *c)
     cg__free(c->k.uf);
 }
 
+/* The floor's runs and cells. */
+INLINE void count_runs(const cg_grid *g, uint64_t *nruns, uint64_t *floor_n)
+{
+    for (uint32_t y = 0; y < g->h; y++) {
+        const uint64_t *r = cg__row(g, y);
+        uint64_t carry = 0;
+        for (size_t i = 0; i < g->nw; i++) {
+            const uint64_t f = ~r[i] & (i + 1 == g->nw ? ~cg__tail_mask(g) : ~UINT64_C(0));
+            *nruns += (uint64_t)__builtin_popcountll(f & ~((f << 1) | carry));
+            *floor_n += (uint64_t)__builtin_popcountll(f);
+            carry = f >> 63;
+        }
+    }
+}
+
+static void count_runs_base(const cg_grid *g, uint64_t *nruns, uint64_t *floor_n)
+{
+    count_runs(g, nruns, floor_n);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+__attribute__((target("popcnt"))) static void count_runs_popcnt(const cg_grid *g, uint64_t *nruns,
+                                                                uint64_t *floor_n)
+{
+    count_runs(g, nruns, floor_n);
+}
+#endif
+
 cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
 {
     if (corridors)
@@ -1067,16 +1095,12 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
      * the small regions, and comes in scan order - the labelling keeps it.
      * Otherwise the small regions are flooded. Either gives the same. */
     uint64_t nruns = 0, floor_n = 0;
-    for (uint32_t y = 0; y < g->h; y++) {
-        const uint64_t *r = cg__row(g, y);
-        uint64_t carry = 0;
-        for (size_t i = 0; i < g->nw; i++) {
-            const uint64_t f = ~r[i] & (i + 1 == g->nw ? ~cg__tail_mask(g) : ~UINT64_C(0));
-            nruns += (uint64_t)__builtin_popcountll(f & ~((f << 1) | carry));
-            floor_n += (uint64_t)__builtin_popcountll(f);
-            carry = f >> 63;
-        }
-    }
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+    if (cg__regions_popcnt())
+        count_runs_popcnt(g, &nruns, &floor_n);
+    else
+#endif
+        count_runs_base(g, &nruns, &floor_n);
     const int by_runs = floor_n < 3 * nruns;
     if (by_runs &&
         (nruns > SIZE_MAX / sizeof(srun) || vec_reserve(&c.runs, (size_t)nruns) != CG_OK))
