@@ -3,7 +3,9 @@
  * no floor is lost, every carved cell belongs to a passage (4-connected to
  * the old floor, W cells thick off the map's ring), and the corridors are no
  * longer in total than a minimum spanning tree over the regions' true
- * closest distances (a brute-force oracle). Plus hand-computed cases. */
+ * closest distances (a brute-force oracle); and the row-by-row search
+ * carves, bit for bit, what its twin, the first search, carves. Plus
+ * hand-computed cases. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +20,9 @@
 cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors);
 /* Forces the baseline-ISA loops of labelling and connect (tests only). */
 void cg__regions_force_base(int on);
+/* Makes cg__connect run its first search, the row-by-row one's twin
+ * (src/regions/connect.h; tests only). */
+void cg__connect_force_base(int on);
 
 static const int sizes[][2] = {
     {1, 1},  {1, 2},  {2, 1},   {1, 77},  {77, 1},  {2, 2},   {3, 3},   {5, 7},    {63, 9},
@@ -186,6 +191,135 @@ static void the_baseline_search_carves_the_same_corridors(void **state)
         assert_true(tu_grids_equal(fast, base));
         cg_grid_free(fast);
         cg_grid_free(base);
+        free(cells);
+    }
+}
+
+/* A map for the twin test: kind picks the pattern. */
+static uint8_t *twin_map(int w, int h, int kind, uint64_t *rng)
+{
+    uint8_t *cells = tu_alloc_cells(w, h);
+    const size_t n = (size_t)w * (size_t)h;
+    switch (kind) {
+    case 0: /* noise, from mostly floor to a few specks */
+    case 1:
+    case 2: {
+        static const double density[] = {0.3, 0.5, 0.6, 0.75, 0.9, 0.97};
+        tu_random_cells(cells, w, h, density[tu_range(rng, 0, 5)], rng);
+        break;
+    }
+    case 3: /* a smoothed cave: one large region and many small ones */
+        tu_random_cells(cells, w, h, tu_range(rng, 40, 60) / 100.0, rng);
+        assert_int_equal(oracle_smooths(cells, w, h, tu_range(rng, 1, 4), 5), 0);
+        break;
+    case 4: /* everything wall */
+        memset(cells, 1, n);
+        break;
+    case 5: /* everything floor */
+        memset(cells, 0, n);
+        break;
+    case 6: /* a checkerboard: every floor cell a region, all of one size */
+    case 7:
+        for (size_t i = 0; i < n; i++)
+            cells[i] = (uint8_t)(((i % (size_t)w) + (i / (size_t)w) + (size_t)kind) & 1);
+        break;
+    case 8: { /* a few blobs far apart in rock: many layers, a sparse front */
+        memset(cells, 1, n);
+        int blobs = tu_range(rng, 2, 6);
+        for (int b = 0; b < blobs; b++) {
+            int bx = tu_range(rng, 0, w - 1), by = tu_range(rng, 0, h - 1);
+            int bw = tu_range(rng, 1, 4), bh = tu_range(rng, 1, 4);
+            for (int y = by; y < by + bh && y < h; y++)
+                for (int x = bx; x < bx + bw && x < w; x++)
+                    cells[(size_t)y * (size_t)w + (size_t)x] = 0;
+        }
+        break;
+    }
+    default: { /* corridors 1 to 3 wide, across or down, walls 1 to 3 wide,
+                * broken here and there: regions of equal shape (ties) */
+        int across = tu_range(rng, 0, 1), cw = tu_range(rng, 1, 3), ww = tu_range(rng, 1, 3);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                int v = across ? y : x;
+                cells[(size_t)y * (size_t)w + (size_t)x] =
+                    (uint8_t)(v % (cw + ww) >= cw || tu_range(rng, 0, 30) == 0);
+            }
+        break;
+    }
+    }
+    return cells;
+}
+
+/* The row-by-row search (the default) against its twin, the first search
+ * (cg__connect_force_base): the same cells carved, bit for bit, and the
+ * same number of corridors, on maps of awkward sizes and every pattern
+ * (noise, caves, all wall, all floor, checkerboards, far-apart blobs,
+ * narrow corridors), at corridor widths 1 to 5, on both compiled copies. */
+static void the_row_search_carves_what_its_twin_carves(void **state)
+{
+    (void)state;
+    static const int twin_sizes[][2] = {
+        {1, 1},   {1, 2},    {2, 1},     {1, 97},  {97, 1},   {1, 300}, {300, 1},  {2, 50},
+        {50, 2},  {3, 3},    {63, 17},   {64, 17}, {65, 17},  {63, 63}, {64, 64},  {65, 65},
+        {131, 9}, {131, 40}, {200, 129}, {127, 3}, {129, 70}, {5, 131}, {192, 64}, {257, 33},
+    };
+    uint64_t rng = 0x7e1d;
+    for (int round = 0; round < 2; round++) {
+        cg__regions_force_base(round);
+        for (size_t si = 0; si < sizeof twin_sizes / sizeof twin_sizes[0]; si++) {
+            for (int kind = 0; kind < 12; kind++) {
+                const int w = twin_sizes[si][0], h = twin_sizes[si][1];
+                uint8_t *cells = twin_map(w, h, kind, &rng);
+                const uint32_t width = (uint32_t)tu_range(&rng, 1, 5);
+                cg_grid *fast = tu_grid_from_cells(cells, w, h);
+                cg_grid *twin = tu_grid_from_cells(cells, w, h);
+                uint64_t nf = 0, nt = 0;
+                assert_int_equal(cg__connect(fast, width, &nf), CG_OK);
+                cg__connect_force_base(1);
+                assert_int_equal(cg__connect(twin, width, &nt), CG_OK);
+                cg__connect_force_base(0);
+                if (!tu_grids_equal(fast, twin) || nf != nt) {
+                    print_error("%dx%d, map kind %d, width %u, %s copy: %llu corridors, twin "
+                                "%llu%s\n",
+                                w, h, kind, width, round ? "baseline" : "fast",
+                                (unsigned long long)nf, (unsigned long long)nt,
+                                tu_grids_equal(fast, twin) ? "" : ", cells differ");
+                    fail();
+                }
+                cg_grid_free(fast);
+                cg_grid_free(twin);
+                free(cells);
+            }
+        }
+    }
+    cg__regions_force_base(0);
+}
+
+/* The same on random sizes, and through `connect largest=N`. */
+static void the_row_search_carves_what_its_twin_carves_on_random_maps(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x5eed;
+    for (int i = 0; i < 300; i++) {
+        const int w = tu_range(&rng, 1, 160), h = tu_range(&rng, 1, 120);
+        uint8_t *cells = twin_map(w, h, i % 12, &rng);
+        char step[64];
+        snprintf(step, sizeof step, "connect width=%d%s", tu_range(&rng, 1, 16),
+                 i % 3 == 0   ? " largest=2"
+                 : i % 3 == 1 ? " largest=5"
+                              : "");
+        cg_grid *in = tu_grid_from_cells(cells, w, h);
+        cg_grid *fast = tu_run(step, 0, 0, 0, in);
+        cg__connect_force_base(1);
+        cg_grid *twin = tu_run(step, 0, 0, 0, in);
+        cg__connect_force_base(0);
+        if (!tu_grids_equal(fast, twin)) {
+            print_error("%dx%d, map kind %d, %s: the cells differ\n", w, h, i % 12, step);
+            fail();
+        }
+        cg_grid_free(in);
+        cg_grid_free(fast);
+        cg_grid_free(twin);
         free(cells);
     }
 }
@@ -576,6 +710,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(after_connect_one_region_remains_and_no_floor_is_lost),
         cmocka_unit_test(the_baseline_search_carves_the_same_corridors),
+        cmocka_unit_test(the_row_search_carves_what_its_twin_carves),
+        cmocka_unit_test(the_row_search_carves_what_its_twin_carves_on_random_maps),
         cmocka_unit_test(connect_after_a_cave_pipeline_leaves_one_region),
         cmocka_unit_test(one_wide_corridors_are_no_longer_than_the_minimum_spanning_tree),
         cmocka_unit_test(two_regions_are_joined_between_their_closest_cells),

@@ -35,6 +35,11 @@
  * the front (popcount). In a typical cave one region holds most of the floor
  * and the others' territories are a small part of the map.
  *
+ * connect runs the same search laid out row by row (regions/voronoi.c,
+ * the same corridors, faster); the one below, whole layers at a time, is
+ * kept as its twin for the tests (cg__connect_force_base). Both share the
+ * carving and Kruskal's step here (regions/connect.h).
+ *
  * The corridor is a line whose steps are 4-connected (it can be walked by a
  * 4-neighbour mover: no diagonal staircase touching only at corners), each
  * step advancing the axis whose progress lags, compared exactly in
@@ -47,6 +52,7 @@
 #include "core/grid.h"
 #include "core/mem.h"
 #include "engine/steps.h"
+#include "regions/connect.h"
 #include "regions/regions.h"
 
 /* The default corridor width: the two cells of the type 2 corridors of the
@@ -54,8 +60,8 @@
  * as a crack in the rock. */
 #define CG__CONNECT_DEFAULT_WIDTH 2
 
-#define NONE UINT32_MAX
-#define BIG 0 /* the region id of the largest region; the others are 1..R-1 */
+#define NONE CG__NONE
+#define BIG CG__BIG
 
 /* A small-territory cell of the front: its region and the floor cell it was
  * reached from (a nearest one). */
@@ -63,12 +69,7 @@ typedef struct fcell {
     uint32_t reg, src;
 } fcell;
 
-/* One end of a candidate edge: region, cell, its distance, and its source
- * floor cell (NONE for the largest region's territory, found again on the
- * diamond of that radius when the edge is taken). */
-typedef struct end {
-    uint32_t reg, cell, dist, src;
-} end;
+typedef cg__end end;
 
 typedef struct edge {
     end a, b;
@@ -118,7 +119,8 @@ typedef struct work {
  * zero row above and below, so the 4-neighbourhood of any map word is read
  * without a test. Word i of row y is at (y + 1) * stride + i + 1. */
 typedef struct joiner {
-    cg_grid *g; /* the map being carved */
+    cg__kruskal k; /* the tree and the carving */
+    cg_grid *g;    /* the map being carved */
     uint32_t w, h;
     size_t nw, stride;
     uint64_t last;           /* in-map bits of a row's last word */
@@ -137,12 +139,7 @@ typedef struct joiner {
     uint32_t *rows; /* rows with candidates, increasing */
     vec odd;        /* edges of weight 2k + 1 */
     vec runs;       /* run3 of the first labelling, in scan order */
-    uint32_t *uf;
-    uint64_t regions; /* components left */
-    uint32_t width;
-    uint64_t corridors;
-    int oom;                 /* an allocation failed inside the labelling hook */
-    uint32_t seen_a, seen_b; /* the last pair of regions found joined */
+    int oom;        /* an allocation failed inside the labelling hook */
 } joiner;
 
 /* ------------------------------------------------------------ helpers */
@@ -164,19 +161,10 @@ INLINE uint32_t rank_in(const uint32_t *pre, size_t wi, uint64_t mask, unsigned 
     return pre[wi] + (uint32_t)__builtin_popcountll(mask & ((UINT64_C(1) << b) - 1));
 }
 
-static uint32_t uf_find(uint32_t *p, uint32_t x)
+static int uf_join(cg__kruskal *c, uint32_t a, uint32_t b)
 {
-    while (p[x] != x) {
-        p[x] = p[p[x]];
-        x = p[x];
-    }
-    return x;
-}
-
-static int uf_join(joiner *c, uint32_t a, uint32_t b)
-{
-    a = uf_find(c->uf, a);
-    b = uf_find(c->uf, b);
+    a = cg__uf_find(c->uf, a);
+    b = cg__uf_find(c->uf, b);
     if (a == b)
         return 0;
     if (a < b)
@@ -226,7 +214,7 @@ static inline int64_t clamp(int64_t v, uint32_t size, int inside)
 /* Carves the W x W square around line cell (x, y), moved inside the ring.
  * It always holds the moved cell, so the squares of consecutive cells
  * overlap or share a side. */
-static void carve_at(joiner *c, int64_t x, int64_t y)
+static void carve_at(cg__kruskal *c, int64_t x, int64_t y)
 {
     const int inside = c->w >= 3 && c->h >= 3;
     int64_t x0, x1, y0, y1;
@@ -242,7 +230,7 @@ static void carve_at(joiner *c, int64_t x, int64_t y)
  * its moved copy is diagonal to it. If neither ring cell beside it is floor
  * (the corner is a region of its own), the one the line steps through, (sx,
  * sy), is carved: the only ring cell connect ever digs. */
-static void link_corner(joiner *c, int64_t x, int64_t y, int64_t sx, int64_t sy)
+static void link_corner(cg__kruskal *c, int64_t x, int64_t y, int64_t sx, int64_t sy)
 {
     const int64_t w = c->w, h = c->h;
     if (w < 3 || h < 3 || !((x == 0 || x == w - 1) && (y == 0 || y == h - 1)))
@@ -256,7 +244,7 @@ static void link_corner(joiner *c, int64_t x, int64_t y, int64_t sx, int64_t sy)
 /* A corridor from p to q: a line of 4-connected steps - each step advances
  * the axis whose progress (i + 1/2) / d lags, compared exactly as
  * (2i + 1) * d_other in integers; on a tie, y - thickened by the brush. */
-static void carve_corridor(joiner *c, int64_t px, int64_t py, int64_t qx, int64_t qy)
+static void carve_corridor(cg__kruskal *c, int64_t px, int64_t py, int64_t qx, int64_t qy)
 {
     int64_t dx = qx > px ? qx - px : px - qx, dy = qy > py ? qy - py : py - qy;
     int64_t sx = qx > px ? 1 : -1, sy = qy > py ? 1 : -1;
@@ -285,7 +273,7 @@ static void carve_corridor(joiner *c, int64_t px, int64_t py, int64_t qx, int64_
  * the end's cell, on the diamond of radius d (top to bottom, left before
  * right). One exists: the cell joined the territory through a chain of d
  * neighbours from that floor. */
-static void source_of(const joiner *c, const end *e, int64_t *px, int64_t *py)
+static void source_of(const cg__kruskal *c, const end *e, int64_t *px, int64_t *py)
 {
     if (e->src != NONE) {
         *px = e->src % c->w;
@@ -299,7 +287,9 @@ static void source_of(const joiner *c, const end *e, int64_t *px, int64_t *py)
             int64_t x = ux + (s ? rest : -rest), y = uy + oy;
             if (x < 0 || y < 0 || x >= c->w || y >= c->h)
                 continue;
-            if ((c->big[at_of(c, (uint32_t)y, (size_t)x >> 6)] >> (x & 63)) & 1) {
+            if (c->big
+                    ? (c->big[((size_t)y + 1) * c->stride + ((size_t)x >> 6) + 1] >> (x & 63)) & 1
+                    : (uint64_t)(c->big_at(c, x, y) != 0)) {
                 *px = x;
                 *py = y;
                 return;
@@ -310,48 +300,63 @@ static void source_of(const joiner *c, const end *e, int64_t *px, int64_t *py)
     *py = uy;
 }
 
-/* Kruskal's step: takes edge (a, b) - carves its corridor - unless its
- * regions are already joined. */
-static void take(joiner *c, const end *a, const end *b)
+void cg__connect_take(cg__kruskal *c, const end *a, const end *b)
 {
     if (!uf_join(c, a->reg, b->reg))
         return;
     int64_t px, py, qx, qy;
     source_of(c, a, &px, &py);
     source_of(c, b, &qx, &qy);
-    carve_corridor(c, px, py, qx, qy);
+    if (c->big) {
+        carve_corridor(c, px, py, qx, qy);
+        return;
+    }
+    if (c->deferred == c->defer_cap) {
+        size_t cap = c->defer_cap ? c->defer_cap * 2 : 256;
+        uint32_t *p =
+            cap <= SIZE_MAX / 4 / sizeof *p ? cg__realloc(c->defer, cap * 4 * sizeof *p) : NULL;
+        if (!p) {
+            c->oom = 1;
+            return;
+        }
+        c->defer = p;
+        c->defer_cap = cap;
+    }
+    uint32_t *d = c->defer + 4 * c->deferred++;
+    d[0] = (uint32_t)px;
+    d[1] = (uint32_t)py;
+    d[2] = (uint32_t)qx;
+    d[3] = (uint32_t)qy;
+}
+
+cg_status cg__connect_carve_deferred(cg__kruskal *c)
+{
+    for (size_t i = 0; i < c->deferred && !c->oom; i++) {
+        const uint32_t *d = c->defer + 4 * i;
+        carve_corridor(c, d[0], d[1], d[2], d[3]);
+    }
+    cg__free(c->defer);
+    c->defer = NULL;
+    c->deferred = c->defer_cap = 0;
+    return c->oom ? CG_ENOMEM : CG_OK;
 }
 
 /* The odd edges of a layer, in the order they were found. */
 static void take_edges(joiner *c, const vec *v)
 {
     const edge *e = v->p;
-    for (size_t i = 0; i < v->n && c->regions > 1; i++)
-        take(c, &e[i].a, &e[i].b);
+    for (size_t i = 0; i < v->n && c->k.regions > 1; i++)
+        cg__connect_take(&c->k, &e[i].a, &e[i].b);
 }
 
 /* ------------------------------------------------------------- search */
-
-/* Whether regions a and b are joined. Joins are never undone, so the last
- * pair found joined is remembered: along a border between two territories
- * the same pair comes up cell after cell. */
-INLINE int joined(joiner *c, uint32_t a, uint32_t b)
-{
-    if ((a == c->seen_a && b == c->seen_b) || (a == c->seen_b && b == c->seen_a))
-        return 1;
-    if (uf_find(c->uf, a) != uf_find(c->uf, b))
-        return 0;
-    c->seen_a = a;
-    c->seen_b = b;
-    return 1;
-}
 
 /* An edge of weight 2k + 1, kept for the end of layer k unless its regions
  * are already joined (then it can never be taken). The list has room
  * (reserved per cell). */
 INLINE void add_odd(joiner *c, end a, end b)
 {
-    if (!joined(c, a.reg, b.reg))
+    if (!cg__joined(&c->k, a.reg, b.reg))
         ((edge *)c->odd.p)[c->odd.n++] = (edge){a, b};
 }
 
@@ -359,8 +364,8 @@ INLINE void add_odd(joiner *c, end a, end b)
  * at the end of layer k - 1), so it is taken at once, in the order found. */
 INLINE void add_even(joiner *c, end a, end b)
 {
-    if (!joined(c, a.reg, b.reg))
-        take(c, &a, &b);
+    if (!cg__joined(&c->k, a.reg, b.reg))
+        cg__connect_take(&c->k, &a, &b);
 }
 
 /* Words of layer k to compute when the front is sparse: every word of layer
@@ -613,7 +618,7 @@ static void advance(joiner *c)
 INLINE cg_status layers(joiner *c)
 {
     cg_status st = CG_OK;
-    for (uint32_t k = 1; st == CG_OK && c->regions > 1 && c->act_f.n; k++) {
+    for (uint32_t k = 1; st == CG_OK && c->k.regions > 1 && c->act_f.n; k++) {
         c->odd.n = 0;
         if ((st = grow(c)) != CG_OK || (st = meet(c, k)) != CG_OK)
             break;
@@ -669,15 +674,15 @@ static cg_status layer0(joiner *c, const cg__labeller *lb, uint32_t largest, uin
     reg[largest] = BIG;
     for (size_t l = 0; l < lb->n; l++)
         reg[l] = reg[lb->parent[l]];
-    c->uf = cg__malloc(((size_t)nid + 1) * sizeof *c->uf);
-    if (!c->uf || small_n > SIZE_MAX / sizeof(fcell) ||
+    c->k.uf = cg__malloc(((size_t)nid + 1) * sizeof *c->k.uf);
+    if (!c->k.uf || small_n > SIZE_MAX / sizeof(fcell) ||
         (st = vec_reserve(&c->cells_f, (size_t)small_n)) != CG_OK) {
         cg__free(reg);
         return CG_ENOMEM;
     }
     for (uint32_t r = 0; r <= nid; r++)
-        c->uf[r] = r;
-    c->regions = (uint64_t)nid + 1;
+        c->k.uf[r] = r;
+    c->k.regions = (uint64_t)nid + 1;
     const run3 *run = c->runs.p;
     fcell *cell = c->cells_f.p;
     uint32_t count = 0;
@@ -734,16 +739,13 @@ static void joiner_free(joiner *c)
     cg__free(c->rows);
     cg__free(c->odd.p);
     cg__free(c->runs.p);
-    cg__free(c->uf);
+    cg__free(c->k.uf);
 }
 
-cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors)
+/* The first search: whole layers at a time (grow, then meet), over lists
+ * of the words where the front is. The twin of cg__connect_voronoi. */
+static cg_status connect_base(cg_grid *g, uint32_t width, uint64_t *corridors)
 {
-    if (corridors)
-        *corridors = 0;
-    /* Cells are named by 32-bit indices y * w + x. */
-    if ((uint64_t)g->w * g->h > UINT32_MAX)
-        return CG_EOVERFLOW;
     joiner c;
     memset(&c, 0, sizeof c);
     c.g = g;
@@ -752,7 +754,11 @@ cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.nw = g->nw;
     c.stride = g->nw + 2;
     c.last = ~cg__tail_mask(g);
-    c.width = width;
+    c.k.g = g;
+    c.k.w = c.w;
+    c.k.h = c.h;
+    c.k.stride = c.stride;
+    c.k.width = width;
     c.ncw = (c.nw + 63) / 64;
     c.act_f.elem = c.act_n.elem = sizeof(uint32_t);
     c.big_n.elem = sizeof(uint64_t);
@@ -796,6 +802,7 @@ cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors)
         c.front = cg__calloc(words, sizeof(uint64_t));
         c.next = cg__calloc(words, sizeof(uint64_t));
         c.big = cg__calloc(words, sizeof(uint64_t));
+        c.k.big = c.big;
         c.pre_f = cg__malloc(words * sizeof(uint32_t));
         c.pre_n = cg__malloc(words * sizeof(uint32_t));
         c.cand = cg__calloc(c.ncw * c.h, sizeof(uint64_t));
@@ -818,9 +825,27 @@ cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors)
         cg__labeller_free(&lb);
     }
     if (corridors)
-        *corridors = c.corridors;
+        *corridors = c.k.corridors;
     joiner_free(&c);
     return st;
+}
+
+static int force_base;
+
+void cg__connect_force_base(int on)
+{
+    force_base = on;
+}
+
+cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors)
+{
+    if (corridors)
+        *corridors = 0;
+    /* Cells are named by 32-bit indices y * w + x. */
+    if ((uint64_t)g->w * g->h > UINT32_MAX)
+        return CG_EOVERFLOW;
+    return force_base ? connect_base(g, width, corridors)
+                      : cg__connect_voronoi(g, width, corridors);
 }
 
 /* Larger first; on equal sizes the smaller label (the first region in scan

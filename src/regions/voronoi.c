@@ -1,0 +1,1177 @@
+/* regions/voronoi.c - connect's search (docs/regions.md): the minimum
+ * spanning tree over the regions from the discrete Voronoi diagram of a
+ * breadth-first search out of all the floor (Mehlhorn's lemma), Kruskal's
+ * algorithm run while the search goes - the method of regions/connect.c's
+ * header, with the same layers, owners, tie rules and edge order, so the
+ * same corridors. What differs is how the work is laid out:
+ *
+ *  - Layer 0 without a list of every run: the labelling gives each region's
+ *    first cell, and only the regions other than the largest are flooded
+ *    over runs from there (work in proportion to their floor); their runs
+ *    are put in scan order by a radix sort. (Where floor runs are short on
+ *    average - noise, no dominant region - the labelling's list of every
+ *    run is kept instead.)
+ *  - A layer is computed row by row, and the owners and edges of a row are
+ *    found as soon as the rows around it are known, while they are still
+ *    in the cache: one pass over the front per layer instead of three.
+ *  - No bitboard of reached cells: a neighbour of a cell of layer k - 1 is
+ *    in layer k - 2, k - 1 or k (the distance changes by at most one per
+ *    step), so layer k is the dilation of layer k - 1 minus layers k - 1
+ *    and k - 2 - and the buffer layer k is written into still holds layer
+ *    k - 2 until each word is overwritten.
+ *  - Ownership by the largest region needs only the fronts: a cell of
+ *    layer k joins it when a neighbour in layer k - 1 is its (the older
+ *    territory has no neighbour left unreached).
+ *  - The search stops in the middle of a layer when one region is left.
+ *  - The corridors are carved once the search is over, in the order taken
+ *    (the map is not read meanwhile but to find a corridor's end in the
+ *    largest region: its floor is the map's floor outside the small
+ *    regions' runs - no bitboard of its own).
+ *  - Owners, and the edges looked for only where one can be taken: see
+ *    meet_word.
+ *
+ * Which words of a row to compute: a per-row bitmask of the front's
+ * nonzero words, dilated by one word and one row, so a sparse front costs
+ * in proportion to its words and a dense one streams the rows. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/grid.h"
+#include "core/mem.h"
+#include "regions/connect.h"
+#include "regions/regions.h"
+
+#define INLINE static inline __attribute__((always_inline))
+#define NONE CG__NONE
+#define BIG CG__BIG
+
+typedef cg__end end;
+
+/* A cell of the front owned by a region other than the largest: its region
+ * and the floor cell it was reached from (a nearest one). */
+typedef struct fcell {
+    uint32_t reg, src;
+} fcell;
+
+typedef struct edge {
+    end a, b;
+} edge;
+
+/* A floor run of a region other than the largest: cells key .. key+len-1
+ * (key = y * w + x0). */
+typedef struct srun {
+    uint32_t key, len, reg;
+} srun;
+
+/* A word of layer k needing per-cell work: its cells of small territories,
+ * and its largest-region cells beside small cells of layer k - 1. */
+typedef struct work {
+    uint64_t s, xb;
+    uint32_t at, y;
+} work;
+
+typedef struct vec {
+    void *p;
+    size_t n, cap, elem;
+} vec;
+
+static cg_status vec_grow(vec *v, size_t more)
+{
+    size_t cap = v->cap ? v->cap : 1024;
+    while (cap < v->n + more) {
+        if (cap > SIZE_MAX / 2 / v->elem)
+            return CG_EOVERFLOW;
+        cap *= 2;
+    }
+    void *p = cg__realloc(v->p, cap * v->elem);
+    if (!p)
+        return CG_ENOMEM;
+    v->p = p;
+    v->cap = cap;
+    return CG_OK;
+}
+
+INLINE cg_status vec_reserve(vec *v, size_t more)
+{
+    return v->n + more <= v->cap ? CG_OK : vec_grow(v, more);
+}
+
+/* Bitboards are framed: a zero word each side of a row, a zero row above
+ * and below, so a word's 4-neighbourhood is read without a test. Word i of
+ * row y is at (y + 1) * stride + i + 1. Row masks are framed by a zero row
+ * above and below: row y's is at (y + 1) * ncw. */
+typedef struct search {
+    cg__kruskal k;
+    uint32_t w, h;
+    size_t nw, stride, ncw;
+    uint64_t last;          /* in-map bits of a row's last word */
+    uint64_t *f0, *f1;      /* layer k - 1; layer k (layer k - 2 until overwritten) */
+    uint64_t *g0, *g1;      /* the largest region's cells of f0, f1 */
+    uint64_t *out_up, *out; /* per word of the row above, of this row: small cells of layer k
+                               whose region was outside the largest's component */
+    uint8_t *inbig;         /* per region: known to be joined to the largest */
+    uint32_t *odd_big;      /* per region: the last layer it had an odd edge with the largest */
+    uint32_t met_row;       /* the row out[] is of */
+    vec out0, out1;         /* per small cell of layer k - 1, k (by rank): the out[] bit */
+    /* Per word: the small cells of its layer before it, for a few rows: of
+     * layer k - 1 (row r at slots (r + 1) % 4 and that + 4, so three rows
+     * in a row are together), of layer k (slot (r + 1) % 4). Word (r, i)
+     * of the rows around row y is at its framed index minus off. */
+    uint32_t *pre0, *pre1;
+    size_t off;
+    uint8_t row_out[4];             /* per slot of pre0: a small cell of the row had the out bit */
+    uint64_t *m0, *m1;              /* per row: the nonzero words of f0, f1 */
+    uint64_t *s0, *s1;              /* per row: the words of f0, f1 with small cells */
+    uint32_t *rows0, *rows1, *rows; /* rows with front in f0, f1; rows to compute */
+    size_t nrows0, nrows1;
+    vec cells0, cells1; /* fcell per small cell of layer k - 1, k, in scan order */
+    vec work;           /* words of layer k needing per-cell work, in scan order */
+    vec odd;            /* edges of weight 2k + 1 */
+    vec runs;           /* srun of the small regions' floor */
+    size_t *run_row;    /* per row (and one more): its first run */
+    vec stack;          /* the flood fill's runs to visit */
+} search;
+
+INLINE size_t at_of(const search *c, uint32_t y, size_t i)
+{
+    return ((size_t)y + 1) * c->stride + i + 1;
+}
+
+INLINE uint64_t in_map(const search *c, size_t i)
+{
+    return i + 1 == c->nw ? c->last : ~UINT64_C(0);
+}
+
+/* The 4-neighbour dilation of a word from itself and its neighbours. */
+INLINE uint64_t dilate(uint64_t w0, uint64_t wl, uint64_t wr, uint64_t wu, uint64_t wd)
+{
+    return w0 | (w0 << 1) | (w0 >> 1) | (wl >> 63) | (wr << 63) | wu | wd;
+}
+
+INLINE uint32_t rank_in(const uint32_t *pre, size_t wi, uint64_t mask, unsigned b)
+{
+    return pre[wi] + (uint32_t)__builtin_popcountll(mask & ((UINT64_C(1) << b) - 1));
+}
+
+/* ----------------------------------------------------------- layer 0 */
+
+/* The first cell at or before x of x's run of set bits in a framed row. */
+static uint32_t run_start(const uint64_t *row, uint32_t x)
+{
+    int64_t wi = x >> 6;
+    uint64_t z = ~row[wi] & ((UINT64_C(1) << (x & 63)) - 1);
+    while (!z)
+        z = ~row[--wi]; /* the frame word (wi = -1) is zero */
+    return (uint32_t)(wi * 64 + 64 - __builtin_clzll(z));
+}
+
+/* The cell after x's run of set bits in a framed row. */
+static uint32_t run_end(const uint64_t *row, uint32_t x)
+{
+    size_t wi = x >> 6;
+    uint64_t z = ~row[wi] & (~UINT64_C(0) << (x & 63));
+    while (!z)
+        z = ~row[++wi]; /* the frame word after the row is zero */
+    return (uint32_t)(wi * 64 + (size_t)__builtin_ctzll(z));
+}
+
+typedef struct span {
+    uint32_t y, x0, x1;
+} span;
+
+/* Takes x's floor run of row y into region reg: off g0, onto the lists. */
+static cg_status take_run(search *c, uint32_t y, uint32_t x, uint32_t reg, uint32_t *x1)
+{
+    const uint64_t *f = c->f0 + at_of(c, y, 0);
+    const uint32_t a = run_start(f, x), b = run_end(f, x);
+    cg_status st;
+    if ((st = vec_reserve(&c->runs, 1)) != CG_OK || (st = vec_reserve(&c->stack, 1)) != CG_OK)
+        return st;
+    uint64_t *g = c->g0 + at_of(c, y, 0);
+    for (uint32_t from = a; from < b;) { /* off g0, a word at a time */
+        const uint32_t to = (from | 63) + 1 < b ? (from | 63) + 1 : b;
+        const uint64_t hi = to & 63 ? (UINT64_C(1) << (to & 63)) - 1 : ~UINT64_C(0);
+        g[from >> 6] &= ~(hi & (~UINT64_C(0) << (from & 63)));
+        from = to;
+    }
+    ((srun *)c->runs.p)[c->runs.n++] = (srun){y * c->w + a, b - a, reg};
+    ((span *)c->stack.p)[c->stack.n++] = (span){y, a, b};
+    *x1 = b;
+    return CG_OK;
+}
+
+/* A scanline flood fill over runs of the region whose first cell is (x, y):
+ * the cells still on g0 beside a run's are its region's. */
+static cg_status flood(search *c, uint32_t x, uint32_t y, uint32_t reg)
+{
+    uint32_t b;
+    cg_status st = take_run(c, y, x, reg, &b);
+    while (st == CG_OK && c->stack.n) {
+        const span r = ((span *)c->stack.p)[--c->stack.n];
+        for (int dy = -1; dy <= 1 && st == CG_OK; dy += 2) {
+            if ((dy < 0 && r.y == 0) || (dy > 0 && r.y + 1 >= c->h))
+                continue;
+            const uint32_t ny = (uint32_t)((int64_t)r.y + dy);
+            const uint64_t *gr = c->g0 + at_of(c, ny, 0);
+            uint32_t xx = r.x0;
+            while (xx < r.x1 && st == CG_OK) {
+                const size_t wi = xx >> 6;
+                uint64_t m = gr[wi] & (~UINT64_C(0) << (xx & 63));
+                if (r.x1 < wi * 64 + 64)
+                    m &= (UINT64_C(1) << (r.x1 & 63)) - 1;
+                if (!m) {
+                    xx = (uint32_t)(wi * 64 + 64);
+                    continue;
+                }
+                st = take_run(c, ny, (uint32_t)(wi * 64 + (size_t)__builtin_ctzll(m)), reg, &xx);
+            }
+        }
+    }
+    return st;
+}
+
+/* The small regions' runs in scan order: least significant digit radix
+ * sort on the key, 12 bits a pass, as many passes as the keys need. */
+#define DIGIT 12
+static cg_status sort_runs(search *c)
+{
+    const size_t n = c->runs.n;
+    const uint64_t max = (uint64_t)c->w * c->h;
+    const uint32_t mask = (1u << DIGIT) - 1;
+    srun *a = c->runs.p, *b = cg__malloc((n ? n : 1) * sizeof *b);
+    size_t *count = cg__malloc(((size_t)mask + 2) * sizeof *count);
+    if (!b || !count) {
+        cg__free(b);
+        cg__free(count);
+        return CG_ENOMEM;
+    }
+    for (unsigned shift = 0; shift < 32 && (max >> shift); shift += DIGIT) {
+        memset(count, 0, ((size_t)mask + 2) * sizeof *count);
+        for (size_t i = 0; i < n; i++)
+            count[((a[i].key >> shift) & mask) + 1]++;
+        for (uint32_t d = 0; d <= mask; d++)
+            count[d + 1] += count[d];
+        for (size_t i = 0; i < n; i++)
+            b[count[(a[i].key >> shift) & mask]++] = a[i];
+        srun *t = a;
+        a = b;
+        b = t;
+    }
+    c->runs.p = a;
+    cg__free(b);
+    cg__free(count);
+    return CG_OK;
+}
+
+/* Layer 0: all floor. The largest region's floor is on g0; the
+ * others' cells get ids 1..R-1 (in scan order of their first cells) and go
+ * to the dense array in scan order. */
+/* Labelling hook for a map without a dominant region: keeps every run
+ * (raw label in reg), in scan order. Room was made for them. */
+static void keep_runs(void *ctx, uint32_t y, const uint32_t *x0, const uint32_t *x1,
+                      const uint32_t *label, size_t n)
+{
+    search *c = ctx;
+    if (c->runs.n + n > c->runs.cap) {
+        c->k.oom = 1; /* not reached: a run has a cell */
+        return;
+    }
+    srun *r = (srun *)c->runs.p + c->runs.n;
+    for (size_t j = 0; j < n; j++)
+        r[j] = (srun){y * c->w + x0[j], x1[j] - x0[j], label[j]};
+    c->runs.n += n;
+}
+
+/* The small regions' runs from the labelling's list of every run: the
+ * largest region's dropped, the others' off g0, with their ids. */
+static cg_status small_runs(search *c, const cg__labeller *lb, uint32_t largest)
+{
+    uint32_t *id = cg__malloc((lb->n ? lb->n : 1) * sizeof *id), nid = 0;
+    if (!id)
+        return CG_ENOMEM;
+    for (size_t l = 0; l < lb->n; l++)
+        if (lb->parent[l] == l)
+            id[l] = l == largest ? BIG : ++nid;
+    srun *r = c->runs.p;
+    size_t n = 0;
+    for (size_t j = 0; j < c->runs.n; j++) {
+        const uint32_t reg = id[lb->parent[r[j].reg]];
+        if (reg == BIG)
+            continue;
+        const uint32_t y = r[j].key / c->w, x = r[j].key % c->w;
+        cg__set_span(c->g0 + at_of(c, y, 0), x, x + r[j].len, 0);
+        r[n++] = (srun){r[j].key, r[j].len, reg};
+    }
+    c->runs.n = n;
+    cg__free(id);
+    return CG_OK;
+}
+
+static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int by_runs)
+{
+    cg_status st;
+    for (uint32_t y = 0; y < c->h; y++) {
+        const uint64_t *gr = cg__row(c->k.g, y);
+        const size_t at = at_of(c, y, 0);
+        uint64_t *m = c->m0 + ((size_t)y + 1) * c->ncw, any = 0;
+        for (size_t i = 0; i < c->nw; i++) {
+            const uint64_t floor = ~gr[i] & in_map(c, i);
+            c->f0[at + i] = c->g0[at + i] = floor;
+            m[i >> 6] |= (uint64_t)(floor != 0) << (i & 63);
+            any |= floor;
+        }
+        if (any)
+            c->rows0[c->nrows0++] = y;
+    }
+    uint32_t nid = 0;
+    uint64_t small_n = 0; /* cells of the small regions */
+    for (size_t l = 0; l < lb->n; l++)
+        if (lb->parent[l] == l && l != largest) {
+            nid++;
+            small_n += lb->size[l];
+        }
+    c->k.uf = cg__malloc(((size_t)nid + 1) * sizeof *c->k.uf);
+    if (!c->k.uf)
+        return CG_ENOMEM;
+    for (uint32_t r = 0; r <= nid; r++)
+        c->k.uf[r] = r;
+    c->k.regions = (uint64_t)nid + 1;
+    c->inbig = cg__calloc((size_t)nid + 1, 1);
+    c->odd_big = cg__calloc((size_t)nid + 1, sizeof *c->odd_big);
+    if (!c->inbig || !c->odd_big)
+        return CG_ENOMEM;
+    c->inbig[BIG] = 1;
+    if (by_runs) {
+        if ((st = small_runs(c, lb, largest)) != CG_OK)
+            return st;
+    } else {
+        c->runs.elem = sizeof(srun);
+        c->stack.elem = sizeof(span);
+        /* Room for as many runs as cells at once (pages never written cost
+         * nothing): growing the lists as the floods go would copy them. */
+        if (small_n > SIZE_MAX / sizeof(srun) || vec_reserve(&c->runs, (size_t)small_n) ||
+            vec_reserve(&c->stack, (size_t)small_n))
+            return CG_ENOMEM;
+        nid = 0;
+        for (size_t l = 0; l < lb->n; l++) {
+            if (lb->parent[l] != l || l == largest)
+                continue;
+            uint32_t x, y;
+            cg__label_first(lb, (uint32_t)l, &x, &y);
+            if ((st = flood(c, x, y, ++nid)) != CG_OK)
+                return st;
+        }
+        cg__free(c->stack.p);
+        c->stack.p = NULL;
+        if ((st = sort_runs(c)) != CG_OK)
+            return st;
+    }
+    /* The small cells, and each word's first. */
+    const srun *r = c->runs.p;
+    c->cells0.elem = sizeof(uint32_t);
+    if (small_n > SIZE_MAX / sizeof(uint32_t) || (st = vec_reserve(&c->cells0, (size_t)small_n)))
+        return CG_ENOMEM;
+    uint32_t *cell = c->cells0.p;
+    uint32_t count = 0;
+    for (size_t j = 0; j < c->runs.n; j++)
+        for (uint32_t e = count + r[j].len; count < e;)
+            cell[count++] = r[j].reg;
+    c->cells0.n = count;
+    /* Each row's first run, for big_at. */
+    c->run_row = cg__malloc(((size_t)c->h + 1) * sizeof *c->run_row);
+    if (!c->run_row)
+        return CG_ENOMEM;
+    for (size_t j = 0, y = 0; y <= c->h; y++) {
+        while (j < c->runs.n && r[j].key / c->w < y)
+            j++;
+        c->run_row[y] = j;
+    }
+    for (uint32_t y = 0; y < c->h; y++) {
+        const size_t at = at_of(c, y, 0);
+        uint64_t *m = c->s0 + ((size_t)y + 1) * c->ncw;
+        for (size_t i = 0; i < c->nw; i++)
+            m[i >> 6] |= (uint64_t)((c->f0[at + i] & ~c->g0[at + i]) != 0) << (i & 63);
+    }
+    return CG_OK;
+}
+
+/* Whether (x, y) is the largest region's floor: floor on the map (not
+ * carved yet: the corridors wait until the search is over) and in none of
+ * the small regions' runs (sorted, found by binary search). Only asked when
+ * a corridor's end in the largest region is looked for. */
+static int big_at(const cg__kruskal *k, int64_t x, int64_t y)
+{
+    const search *c = k->ctx;
+    if (!cg__is_floor(k->g, x, y))
+        return 0;
+    const uint32_t key = (uint32_t)y * c->w + (uint32_t)x;
+    const srun *r = c->runs.p;
+    /* Runs before lo start at or before key; from hi, after. */
+    size_t lo = c->run_row[y], hi = c->run_row[y + 1];
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (r[mid].key <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return !(lo > c->run_row[y] && key < r[lo - 1].key + r[lo - 1].len);
+}
+
+/* ------------------------------------------------------------- layers */
+
+/* The odd edges of a layer, in the order they were found. */
+static void take_edges(search *c)
+{
+    const edge *e = c->odd.p;
+    for (size_t i = 0; i < c->odd.n && c->k.regions > 1; i++)
+        cg__connect_take(&c->k, &e[i].a, &e[i].b);
+}
+
+/* An edge of weight 2k + 1, kept for the end of layer k unless its regions
+ * are already joined (then it can never be taken). The list has room. */
+INLINE void add_odd(search *c, end a, end b)
+{
+    if (!cg__joined(&c->k, a.reg, b.reg))
+        ((edge *)c->odd.p)[c->odd.n++] = (edge){a, b};
+}
+
+/* An edge of weight 2k: nothing lighter is left, so it is taken at once. */
+INLINE void add_even(search *c, end a, end b)
+{
+    if (!cg__joined(&c->k, a.reg, b.reg))
+        cg__connect_take(&c->k, &a, &b);
+}
+
+/* Computes word (y, i) of layer k into f1, g1 (over layer k - 2); returns
+ * it. *small counts layer k's small cells; the work list has room. */
+INLINE uint64_t grow_word(search *c, uint32_t y, size_t i, uint32_t *small, uint64_t *has_small)
+{
+    const size_t at = at_of(c, y, i), s = c->stride;
+    const uint64_t *f = c->f0, *g = c->g0;
+    const uint64_t f0 = f[at], fl = f[at - 1], fr = f[at + 1], fu = f[at - s], fd = f[at + s];
+    const uint64_t n = dilate(f0, fl, fr, fu, fd) & ~f0 & ~c->f1[at] & in_map(c, i);
+    c->f1[at] = n;
+    if (!n) {
+        c->g1[at] = 0;
+        return 0;
+    }
+    const uint64_t g0 = g[at], gl = g[at - 1], gr = g[at + 1], gu = g[at - s], gd = g[at + s];
+    /* Ties go to the largest region: a cell beside its cells of layer k - 1
+     * joins it. */
+    const uint64_t b = n & dilate(g0, gl, gr, gu, gd), sm = n & ~b;
+    const uint64_t xb = b & dilate(f0 & ~g0, fl & ~gl, fr & ~gr, fu & ~gu, fd & ~gd);
+    c->g1[at] = b;
+    if (sm | xb)
+        ((work *)c->work.p)[c->work.n++] = (work){sm, xb, (uint32_t)at, y};
+    c->pre1[at - ((size_t)(y + 1) & ~(size_t)3) * s] = *small;
+    *small += (uint32_t)__builtin_popcountll(sm);
+    *has_small = sm != 0;
+    return n;
+}
+
+/* Computes words i0 .. i0+cnt-1 (cnt <= 64) of row y of layer k, as
+ * grow_word does, where the front is dense: no test per word, the work
+ * list written through (it has room for one more word) and advanced only
+ * where there is work. Returns the nonzero words. */
+INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t *small,
+                          uint64_t *has_small)
+{
+    const size_t s = c->stride, at0 = at_of(c, y, i0);
+    const uint64_t *fm = c->f0 + at0, *fu = fm - s, *fd = fm + s;
+    const uint64_t *gm = c->g0 + at0, *gu = gm - s, *gd = gm + s;
+    uint64_t *f1 = c->f1 + at0, *g1 = c->g1 + at0;
+    uint32_t *pre = c->pre1 + at0 - ((size_t)(y + 1) & ~(size_t)3) * s, count = *small;
+    work *wk = (work *)c->work.p + c->work.n;
+    size_t wn = 0;
+    uint64_t nz = 0, hs = 0;
+    const size_t lastj = i0 + cnt == c->nw ? cnt - 1 : SIZE_MAX;
+    for (size_t j = 0; j < cnt; j++) {
+        const uint64_t f0 = fm[j], fl = fm[j - 1], fr = fm[j + 1], fuj = fu[j], fdj = fd[j];
+        uint64_t n = dilate(f0, fl, fr, fuj, fdj) & ~f0 & ~f1[j];
+        n &= j == lastj ? c->last : ~UINT64_C(0);
+        const uint64_t g0 = gm[j], gl = gm[j - 1], gr = gm[j + 1], guj = gu[j], gdj = gd[j];
+        const uint64_t b = n & dilate(g0, gl, gr, guj, gdj), sm = n & ~b;
+        const uint64_t xb = b & dilate(f0 & ~g0, fl & ~gl, fr & ~gr, fuj & ~guj, fdj & ~gdj);
+        f1[j] = n;
+        g1[j] = b;
+        pre[j] = count;
+        count += (uint32_t)__builtin_popcountll(sm);
+        wk[wn] = (work){sm, xb, (uint32_t)(at0 + j), y};
+        wn += (sm | xb) != 0;
+        nz |= (uint64_t)(n != 0) << j;
+        hs |= (uint64_t)(sm != 0) << j;
+    }
+    *has_small = hs;
+    c->work.n += wn;
+    *small = count;
+    return nz;
+}
+
+/* The small cell of layer k - 1 at bit b of word wi, whose small mask is m;
+ * cell is its index. Layer 0 keeps only regions (first): a floor cell is its
+ * own source. */
+INLINE fcell prev_cell(const search *c, size_t wi, uint64_t m, unsigned b, uint32_t cell, int first)
+{
+    const uint32_t r = rank_in(c->pre0, wi - c->off, m, b);
+    if (first)
+        return (fcell){((const uint32_t *)c->cells0.p)[r], cell};
+    return ((const fcell *)c->cells0.p)[r];
+}
+
+/* Layer k - 1's counts for row r (before any row after it is asked):
+ * total is the small cells of the rows before. */
+INLINE void fill_pre0(search *c, uint32_t r, uint32_t *total)
+{
+    const size_t s = c->stride, at = at_of(c, r, 0);
+    uint32_t *p = c->pre0 + (size_t)((r + 1) & 3) * s + 1, *q = p + 4 * s;
+    const uint64_t *m = c->s0 + ((size_t)r + 1) * c->ncw;
+    uint32_t t = *total;
+    for (size_t ci = 0; ci < c->ncw; ci++)
+        for (uint64_t bits = m[ci]; bits; bits &= bits - 1) {
+            const size_t i = ci * 64 + (size_t)__builtin_ctzll(bits);
+            p[i] = q[i] = t;
+            t += (uint32_t)__builtin_popcountll(c->f0[at + i] & ~c->g0[at + i]);
+        }
+    /* Whether any of the row's small cells (ranks *total .. t - 1) had the
+     * out bit: if none around a word has, no lookup is needed there. */
+    uint64_t any = 0;
+    if (c->out0.n && t > *total) {
+        const uint64_t *o = c->out0.p;
+        const size_t a = *total, b = t;
+        for (size_t wi = a >> 6; wi <= (b - 1) >> 6 && !any; wi++) {
+            uint64_t v = o[wi];
+            if (wi == a >> 6)
+                v &= ~UINT64_C(0) << (a & 63);
+            if (wi == (b - 1) >> 6 && (b & 63))
+                v &= (UINT64_C(1) << (b & 63)) - 1;
+            any = v;
+        }
+    }
+    c->row_out[(r + 1) & 3] = any != 0;
+    *total = t;
+}
+
+/* Whether any of the small cells of layer k - 1 in mask m of word wi had
+ * its region outside the largest's component (their bits are out0's from
+ * rank pre0[wi] on). */
+INLINE uint64_t any_out(const search *c, size_t wi, uint64_t m)
+{
+    if (!m)
+        return 0;
+    const uint64_t *bits = c->out0.p;
+    const uint32_t start = c->pre0[wi - c->off];
+    const unsigned len = (unsigned)__builtin_popcountll(m), off = start & 63;
+    uint64_t v = bits[start >> 6] >> off;
+    if (off + len > 64)
+        v |= bits[(start >> 6) + 1] << (64 - off);
+    return len == 64 ? v : v & ((UINT64_C(1) << len) - 1);
+}
+
+/* Nonzero when a small cell of layer k - 1 in the word or its four
+ * neighbour words had its region outside (all of layer 0's may be). */
+#define NEAR_UNKNOWN UINT64_C(2)
+INLINE uint64_t near_out(const search *c, uint32_t y, size_t at, uint64_t fu, uint64_t fd,
+                         uint64_t f0, uint64_t fl, uint64_t fr, int first)
+{
+    const size_t s = c->stride;
+    if (first)
+        return 1;
+    if (!(c->row_out[y & 3] | c->row_out[(y + 1) & 3] | c->row_out[(y + 2) & 3]))
+        return 0; /* rows y - 1 .. y + 1 (slots of y, y + 1, y + 2) */
+    return (any_out(c, at - s, fu) | any_out(c, at + s, fd) | any_out(c, at, f0) |
+            any_out(c, at - 1, fl) | any_out(c, at + 1, fr)) != 0;
+}
+
+/* Whether region r is known to be joined to the largest: its root is 0
+ * (uf_join keeps the smaller root, and the largest region is 0). Once
+ * joined, always joined, so the answer is kept. */
+INLINE uint64_t outside(search *c, uint32_t r)
+{
+    if (c->inbig[r])
+        return 0;
+    if (cg__uf_find(c->k.uf, r) != BIG)
+        return 1;
+    c->inbig[r] = 1;
+    return 0;
+}
+
+/* The edges at a small cell of layer k at bit b: the order of
+ * regions/connect.c's meet. */
+INLINE void cell_edges(search *c, size_t at, uint32_t cell, unsigned b, uint32_t k,
+                       const fcell *me_p, const uint64_t *mask, int first)
+{
+    const size_t s = c->stride;
+    const uint32_t w = c->w;
+    const uint64_t fu = mask[0], fleft = mask[1], fright = mask[2], fd = mask[3], f0 = mask[4],
+                   fl = mask[5], fr = mask[6], bu = mask[7], bleft = mask[8], bright = mask[9],
+                   bd = mask[10], nu = mask[11], nleft = mask[12];
+    /* The neighbours in layer k - 1 after the first (which gave the owner,
+     * me), in order: another region's is an edge. */
+    const fcell me = *me_p;
+    const end from = {me.reg, cell, k, me.src};
+    int seen = 0;
+    fcell nb;
+    if ((fu >> b) & 1)
+        seen = 1;
+    if ((fleft >> b) & 1) {
+        if (seen++) {
+            nb = b ? prev_cell(c, at, f0, b - 1, cell - 1, first)
+                   : prev_cell(c, at - 1, fl, 63, cell - 1, first);
+            if (nb.reg != me.reg)
+                add_even(c, from, (end){nb.reg, cell - 1, k - 1, nb.src});
+        }
+    }
+    if ((fright >> b) & 1) {
+        if (seen++) {
+            nb = b < 63 ? prev_cell(c, at, f0, b + 1, cell + 1, first)
+                        : prev_cell(c, at + 1, fr, 0, cell + 1, first);
+            if (nb.reg != me.reg)
+                add_even(c, from, (end){nb.reg, cell + 1, k - 1, nb.src});
+        }
+    }
+    if ((fd >> b) & 1) {
+        if (seen) {
+            nb = prev_cell(c, at + s, fd, b, cell + w, first);
+            if (nb.reg != me.reg)
+                add_even(c, from, (end){nb.reg, cell + w, k - 1, nb.src});
+        }
+    }
+    /* Layer k: the largest region's cells on any side - only the first
+     * such edge of a region in a layer counts (a later one finds the two
+     * joined, or not joined as the first did, and the first comes first) -
+     * then small cells already placed (up, left). */
+    const end mine = {me.reg, cell, k, me.src};
+    if (((bu | bleft | bright | bd) >> b) & 1 && c->odd_big[me.reg] != k) {
+        c->odd_big[me.reg] = k;
+        if ((bu >> b) & 1)
+            add_odd(c, mine, (end){BIG, cell - w, k, NONE});
+        else if ((bleft >> b) & 1)
+            add_odd(c, mine, (end){BIG, cell - 1, k, NONE});
+        else if ((bright >> b) & 1)
+            add_odd(c, mine, (end){BIG, cell + 1, k, NONE});
+        else
+            add_odd(c, mine, (end){BIG, cell + w, k, NONE});
+    }
+    if ((nu >> b) & 1) {
+        const fcell *o = (const fcell *)c->cells1.p + rank_in(c->pre1, at - s - c->off, nu, b);
+        if (o->reg != me.reg)
+            add_odd(c, mine, (end){o->reg, cell - w, k, o->src});
+    }
+    if ((nleft >> b) & 1) {
+        const fcell *o = me_p - 1; /* the small cell just before, in scan order */
+        if (o->reg != me.reg)
+            add_odd(c, mine, (end){o->reg, cell - 1, k, o->src});
+    }
+}
+
+/* Owners of the small cells of a word of layer k and the Voronoi edges met
+ * there, in the order of regions/connect.c's meet (owners do not depend on
+ * edges, and a cell's edges only on owners before it).
+ *
+ * Edges only where one could be taken: an edge joins two regions not yet
+ * joined, so one of them is outside the largest region's component. Each
+ * small cell gets a bit saying its region was outside when the cell was
+ * placed (joins are never undone): out[] for the rows being met, out1 by
+ * rank for the layer after. If no small cell of layer k - 1 in the word or
+ * the words around has the bit, every owner here is inside: owners are
+ * placed without a test per cell - the cells whose first neighbour of
+ * layer k - 1 (up, left, right, down) is up, then left, ... each a loop of
+ * their own - and only cells beside an outside small cell of layer k (above,
+ * left) are looked at for edges. Otherwise the word goes cell by cell,
+ * owners and edges together. */
+INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
+{
+    const uint64_t *f = c->f0, *t = c->g0, *n = c->f1, *bg = c->g1;
+    const size_t s = c->stride, at = wk->at;
+    const uint32_t w = c->w, y = wk->y;
+    const uint32_t x0 = (uint32_t)((at - ((size_t)y + 1) * s - 1) * 64);
+    cg_status st;
+    /* Small cells of layer k - 1 around the word. */
+    const uint64_t fu = f[at - s] & ~t[at - s], fd = f[at + s] & ~t[at + s];
+    const uint64_t f0 = f[at] & ~t[at], fl = f[at - 1] & ~t[at - 1], fr = f[at + 1] & ~t[at + 1];
+    const uint64_t fleft = (f0 << 1) | (fl >> 63), fright = (f0 >> 1) | (fr << 63);
+    /* Layer k around the word: the largest region's cells, small cells. */
+    const uint64_t bu = bg[at - s], bd = bg[at + s];
+    const uint64_t b0 = bg[at], bl = bg[at - 1], br = bg[at + 1];
+    const uint64_t bleft = (b0 << 1) | (bl >> 63), bright = (b0 >> 1) | (br << 63);
+    const uint64_t nu = n[at - s] & ~bu, nl = n[at - 1] & ~bl;
+    const uint64_t sm = wk->s, nleft = (sm << 1) | (nl >> 63);
+    const size_t i = at - ((size_t)y + 1) * s; /* in out[], framed */
+    c->off = (size_t)(y & ~UINT32_C(3)) * s;
+    uint64_t near = NEAR_UNKNOWN;
+    if (y != c->met_row) { /* the bits of a row not just above are never read */
+        uint64_t *row = c->out_up;
+        c->out_up = c->out;
+        c->out = row;
+        c->met_row = y;
+    }
+    if (sm) {
+        const size_t cnt = (size_t)__builtin_popcountll(sm);
+        const size_t ow = (c->cells1.n + cnt + 63) / 64;
+        if ((st = vec_reserve(&c->cells1, cnt)) != CG_OK ||
+            (st = vec_reserve(&c->odd, 4 * cnt)) != CG_OK ||
+            (ow > c->out1.n && (st = vec_reserve(&c->out1, ow - c->out1.n)) != CG_OK))
+            return st;
+        for (; c->out1.n < ow; c->out1.n++)
+            ((uint64_t *)c->out1.p)[c->out1.n] = 0;
+        fcell *base = (fcell *)c->cells1.p + c->cells1.n;
+        c->cells1.n += cnt;
+#define BELOW(b) ((UINT64_C(1) << (b)) - 1)
+        const uint32_t cell0 = y * w + x0;
+        const size_t r0 = (size_t)(base - (fcell *)c->cells1.p);
+        near = near_out(c, y, at, fu, fd, f0, fl, fr, first);
+        uint64_t mine = 0, packed = 0;
+        if (near) {
+            /* A region around may be outside: cell by cell, owners and
+             * edges together, in the order of regions/connect.c's meet. */
+            const uint64_t bany = bu | bleft | bright | bd;
+            unsigned q = 0;
+            for (uint64_t m = sm; m; m &= m - 1, q++) {
+                const unsigned b = (unsigned)__builtin_ctzll(m);
+                const uint32_t cell = cell0 + b;
+                fcell nb[4];
+                uint32_t nc[4];
+                int cnt4 = 0;
+                if ((fu >> b) & 1) {
+                    nb[cnt4] = prev_cell(c, at - s, fu, b, cell - w, first);
+                    nc[cnt4++] = cell - w;
+                }
+                if ((fleft >> b) & 1) {
+                    nb[cnt4] = b ? prev_cell(c, at, f0, b - 1, cell - 1, first)
+                                 : prev_cell(c, at - 1, fl, 63, cell - 1, first);
+                    nc[cnt4++] = cell - 1;
+                }
+                if ((fright >> b) & 1) {
+                    nb[cnt4] = b < 63 ? prev_cell(c, at, f0, b + 1, cell + 1, first)
+                                      : prev_cell(c, at + 1, fr, 0, cell + 1, first);
+                    nc[cnt4++] = cell + 1;
+                }
+                if ((fd >> b) & 1) {
+                    nb[cnt4] = prev_cell(c, at + s, fd, b, cell + w, first);
+                    nc[cnt4++] = cell + w;
+                }
+                const fcell me = nb[0];
+                base[q] = me;
+                const uint64_t out = outside(c, me.reg);
+                mine |= out << b;
+                packed |= out << q;
+                const end from = {me.reg, cell, k, me.src};
+                for (int e = 1; e < cnt4; e++)
+                    if (nb[e].reg != me.reg)
+                        add_even(c, from, (end){nb[e].reg, nc[e], k - 1, nb[e].src});
+                if ((bany >> b) & 1 && c->odd_big[me.reg] != k) {
+                    c->odd_big[me.reg] = k;
+                    const uint32_t to = (bu >> b) & 1       ? cell - w
+                                        : (bleft >> b) & 1  ? cell - 1
+                                        : (bright >> b) & 1 ? cell + 1
+                                                            : cell + w;
+                    add_odd(c, from, (end){BIG, to, k, NONE});
+                }
+                if ((nu >> b) & 1) {
+                    const fcell *o =
+                        (const fcell *)c->cells1.p + rank_in(c->pre1, at - s - c->off, nu, b);
+                    if (o->reg != me.reg)
+                        add_odd(c, from, (end){o->reg, cell - w, k, o->src});
+                }
+                if ((nleft >> b) & 1) {
+                    const fcell *o = base + q - 1; /* the small cell just before */
+                    if (o->reg != me.reg)
+                        add_odd(c, from, (end){o->reg, cell - 1, k, o->src});
+                }
+            }
+        } else {
+            /* Every region around is joined to the largest: owners by
+             * first-neighbour class, edges only beside a small cell of this
+             * layer (above, left) whose region is outside. */
+            const uint64_t cu = sm & fu, cl = sm & fleft & ~fu, cr = sm & fright & ~(fu | fleft);
+            const uint64_t cd = sm & ~(fu | fleft | fright);
+#define PLACE(cls, src_expr)                                                                       \
+    for (uint64_t m = (cls); m; m &= m - 1) {                                                      \
+        const unsigned b = (unsigned)__builtin_ctzll(m);                                           \
+        base[__builtin_popcountll(sm & BELOW(b))] = (src_expr);                                    \
+    }
+            PLACE(cu, prev_cell(c, at - s, fu, b, cell0 + b - w, first))
+            PLACE(cl, b ? prev_cell(c, at, f0, b - 1, cell0 + b - 1, first)
+                        : prev_cell(c, at - 1, fl, 63, cell0 - 1, first))
+            PLACE(cr, b < 63 ? prev_cell(c, at, f0, b + 1, cell0 + b + 1, first)
+                             : prev_cell(c, at + 1, fr, 0, cell0 + 64, first))
+            PLACE(cd, prev_cell(c, at + s, fd, b, cell0 + b + w, first))
+#undef PLACE
+            const uint64_t look =
+                sm & ((c->out_up[i] & nu) | (((c->out[i - 1] & nl) >> 63) & nleft));
+            if (look) {
+                const uint64_t mask[13] = {fu, fleft, fright, fd, f0, fl,   fr,
+                                           bu, bleft, bright, bd, nu, nleft};
+                for (uint64_t m = look; m; m &= m - 1) {
+                    const unsigned b = (unsigned)__builtin_ctzll(m);
+                    cell_edges(c, at, cell0 + b, b, k, base + __builtin_popcountll(sm & BELOW(b)),
+                               mask, first);
+                }
+            }
+        }
+        c->out[i] = mine;
+        if (packed) { /* the cells' bits by rank */
+            uint64_t *ob = c->out1.p;
+            ob[r0 >> 6] |= packed << (r0 & 63);
+            if ((r0 & 63) + cnt > 64)
+                ob[(r0 >> 6) + 1] |= packed >> (64 - (r0 & 63));
+        }
+    }
+    /* The largest region's cells of layer k beside small cells of layer
+     * k - 1: edges of weight 2k, seen from this side only. */
+    uint64_t xb = wk->xb;
+    if (xb && near == NEAR_UNKNOWN)
+        near = near_out(c, y, at, fu, fd, f0, fl, fr, first);
+    if (!near)
+        xb = 0;
+    for (uint64_t m = xb; m; m &= m - 1) {
+        const unsigned b = (unsigned)__builtin_ctzll(m);
+        const uint32_t x = x0 + b, cell = y * w + x;
+        const end mine = {BIG, cell, k, NONE};
+        fcell o;
+        if ((fu >> b) & 1) {
+            o = prev_cell(c, at - s, fu, b, cell - w, first);
+            add_even(c, mine, (end){o.reg, cell - w, k - 1, o.src});
+        }
+        if ((fleft >> b) & 1) {
+            o = b ? prev_cell(c, at, f0, b - 1, cell - 1, first)
+                  : prev_cell(c, at - 1, fl, 63, cell - 1, first);
+            add_even(c, mine, (end){o.reg, cell - 1, k - 1, o.src});
+        }
+        if ((fright >> b) & 1) {
+            o = b < 63 ? prev_cell(c, at, f0, b + 1, cell + 1, first)
+                       : prev_cell(c, at + 1, fr, 0, cell + 1, first);
+            add_even(c, mine, (end){o.reg, cell + 1, k - 1, o.src});
+        }
+        if ((fd >> b) & 1) {
+            o = prev_cell(c, at + s, fd, b, cell + w, first);
+            add_even(c, mine, (end){o.reg, cell + w, k - 1, o.src});
+        }
+    }
+#undef BELOW
+    return CG_OK;
+}
+
+/* The rows to compute for layer k, increasing: those of layer k - 1 and
+ * the rows beside them, and those still holding layer k - 2 (to clear). */
+static size_t rows_of_layer(search *c)
+{
+    size_t n = 0, j = 0;
+    int64_t last = -1;
+    for (size_t q = 0; q < c->nrows0; q++) {
+        for (int64_t y = (int64_t)c->rows0[q] - 1; y <= (int64_t)c->rows0[q] + 1; y++) {
+            if (y <= last || y >= c->h)
+                continue;
+            if (y < 0)
+                continue;
+            while (j < c->nrows1 && c->rows1[j] < y)
+                c->rows[n++] = c->rows1[j++];
+            if (j < c->nrows1 && c->rows1[j] == y)
+                j++;
+            c->rows[n++] = (uint32_t)y;
+            last = y;
+        }
+    }
+    while (j < c->nrows1)
+        c->rows[n++] = c->rows1[j++];
+    return n;
+}
+
+/* Layer k, row by row: a row's words (those beside layer k - 1's words),
+ * then the per-cell work of the row above, whose neighbourhood is now
+ * known. Returns early once one region is left. */
+INLINE cg_status layer(search *c, uint32_t k, int first)
+{
+    cg_status st;
+    const size_t ncw = c->ncw, nrows = rows_of_layer(c);
+    uint32_t small = 0;
+    size_t done = 0; /* work entries met */
+    c->odd.n = c->work.n = c->cells1.n = c->out1.n = 0;
+    /* Room for a front as large as the last (not written yet): growing as
+     * the layer goes would copy. */
+    if ((st = vec_reserve(&c->cells1, c->cells0.n)) != CG_OK ||
+        (st = vec_reserve(&c->out1, c->cells0.n / 64 + 2)) != CG_OK)
+        return st;
+    c->nrows1 = 0;
+    c->met_row = UINT32_MAX;
+    uint32_t total = 0; /* small cells of layer k - 1 counted */
+    if (nrows && c->h)
+        fill_pre0(c, 0, &total);
+    for (size_t r = 0; r < nrows; r++) {
+        const uint32_t y = c->rows[r];
+        /* Rows whose neighbours are all known (rows skipped hold nothing of
+         * layer k), before row y + 1's counts of layer k - 1 take a slot. */
+        work *wk = c->work.p;
+        for (; done < c->work.n && wk[done].y + 1 < y; done++)
+            if ((st = meet_word(c, &wk[done], k, first)) != CG_OK)
+                return st;
+        if (c->k.regions <= 1)
+            return CG_OK;
+        if (y + 1 < c->h)
+            fill_pre0(c, y + 1, &total);
+        const uint64_t *up = c->m0 + (size_t)y * ncw, *mid = up + ncw, *down = mid + ncw;
+        uint64_t *mine = c->m1 + ((size_t)y + 1) * ncw, any = 0;
+        if ((st = vec_reserve(&c->work, c->nw + 1)) != CG_OK)
+            return st;
+        for (size_t ci = 0; ci < ncw; ci++) {
+            uint64_t cand = up[ci] | down[ci] | mid[ci] | (mid[ci] << 1) | (mid[ci] >> 1);
+            if (ci)
+                cand |= mid[ci - 1] >> 63;
+            if (ci + 1 < ncw)
+                cand |= mid[ci + 1] << 63;
+            if (ci + 1 == ncw && (c->nw & 63))
+                cand &= (UINT64_C(1) << (c->nw & 63)) - 1;
+            /* Words left of layer k - 2 that layer k does not reach. */
+            for (uint64_t old = mine[ci] & ~cand; old; old &= old - 1) {
+                const size_t at = at_of(c, y, ci * 64 + (size_t)__builtin_ctzll(old));
+                c->f1[at] = c->g1[at] = 0;
+            }
+            const size_t words = ci + 1 < ncw || !(c->nw & 63) ? 64 : c->nw & 63;
+            const uint64_t full = words == 64 ? ~UINT64_C(0) : (UINT64_C(1) << words) - 1;
+            uint64_t nz = 0, hs = 0;
+            if (cand == full)
+                nz = grow_span(c, y, ci * 64, words, &small, &hs);
+            else
+                for (uint64_t bits = cand; bits; bits &= bits - 1) {
+                    const unsigned b = (unsigned)__builtin_ctzll(bits);
+                    uint64_t one = 0;
+                    nz |= (uint64_t)(grow_word(c, y, ci * 64 + b, &small, &one) != 0) << b;
+                    hs |= one << b;
+                }
+            mine[ci] = nz;
+            c->s1[((size_t)y + 1) * ncw + ci] = hs;
+            any |= nz;
+        }
+        if (any)
+            c->rows1[c->nrows1++] = y;
+        /* Row y - 1, now that row y is known. */
+        wk = c->work.p;
+        for (; done < c->work.n && wk[done].y < y; done++)
+            if ((st = meet_word(c, &wk[done], k, first)) != CG_OK)
+                return st;
+        if (c->k.regions <= 1)
+            return CG_OK;
+        /* What is left is row y's: the list stays one row long. */
+        memmove(wk, wk + done, (c->work.n - done) * sizeof *wk);
+        c->work.n -= done;
+        done = 0;
+    }
+    for (; done < c->work.n; done++)
+        if ((st = meet_word(c, &((const work *)c->work.p)[done], k, first)) != CG_OK)
+            return st;
+    take_edges(c);
+    return CG_OK;
+}
+
+/* Layer k becomes layer k - 1; the old one's buffers take layer k + 1. */
+static void advance(search *c)
+{
+    uint64_t *t = c->f0;
+    c->f0 = c->f1;
+    c->f1 = t;
+    t = c->g0;
+    c->g0 = c->g1;
+    c->g1 = t;
+    t = c->m0;
+    c->m0 = c->m1;
+    c->m1 = t;
+    t = c->s0;
+    c->s0 = c->s1;
+    c->s1 = t;
+    uint32_t *p = c->rows0;
+    c->rows0 = c->rows1;
+    c->rows1 = p;
+    size_t n = c->nrows0;
+    c->nrows0 = c->nrows1;
+    c->nrows1 = n;
+    vec v = c->cells0;
+    c->cells0 = c->cells1;
+    c->cells1 = v;
+    v = c->out0;
+    c->out0 = c->out1;
+    c->out1 = v;
+}
+
+/* The layers, until one region is left. */
+INLINE cg_status layers(search *c)
+{
+    cg_status st = CG_OK;
+    for (uint32_t k = 1; st == CG_OK && c->k.regions > 1 && c->nrows0; k++) {
+        st = k == 1 ? layer(c, k, 1) : layer(c, k, 0);
+        advance(c);
+        if (k == 1) { /* layer 0's regions, now in cells1: its room takes fcells */
+            c->cells1.cap = c->cells1.cap * c->cells1.elem / sizeof(fcell);
+            c->cells1.elem = sizeof(fcell);
+            c->cells1.n = 0;
+        }
+    }
+    return st;
+}
+
+static cg_status layers_base(search *c)
+{
+    return layers(c);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+__attribute__((target("popcnt,bmi,bmi2,lzcnt"))) static cg_status layers_popcnt(search *c)
+{
+    return layers(c);
+}
+#endif
+
+static void search_free(search *c)
+{
+    cg__free(c->f0);
+    cg__free(c->f1);
+    cg__free(c->g0);
+    cg__free(c->g1);
+    cg__free(c->out_up);
+    cg__free(c->out);
+    cg__free(c->inbig);
+    cg__free(c->odd_big);
+    cg__free(c->pre0);
+    cg__free(c->pre1);
+    cg__free(c->m0);
+    cg__free(c->m1);
+    cg__free(c->s0);
+    cg__free(c->s1);
+    cg__free(c->rows0);
+    cg__free(c->rows1);
+    cg__free(c->rows);
+    cg__free(c->cells0.p);
+    cg__free(c->cells1.p);
+    cg__free(c->out0.p);
+    cg__free(c->out1.p);
+    cg__free(c->work.p);
+    cg__free(c->odd.p);
+    cg__free(c->runs.p);
+    cg__free(c->run_row);
+    cg__free(c->stack.p);
+    cg__free(c->k.uf);
+}
+
+/* The floor's runs and cells. */
+INLINE void count_runs(const cg_grid *g, uint64_t *nruns, uint64_t *floor_n)
+{
+    for (uint32_t y = 0; y < g->h; y++) {
+        const uint64_t *r = cg__row(g, y);
+        uint64_t carry = 0;
+        for (size_t i = 0; i < g->nw; i++) {
+            const uint64_t f = ~r[i] & (i + 1 == g->nw ? ~cg__tail_mask(g) : ~UINT64_C(0));
+            *nruns += (uint64_t)__builtin_popcountll(f & ~((f << 1) | carry));
+            *floor_n += (uint64_t)__builtin_popcountll(f);
+            carry = f >> 63;
+        }
+    }
+}
+
+static void count_runs_base(const cg_grid *g, uint64_t *nruns, uint64_t *floor_n)
+{
+    count_runs(g, nruns, floor_n);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+__attribute__((target("popcnt"))) static void count_runs_popcnt(const cg_grid *g, uint64_t *nruns,
+                                                                uint64_t *floor_n)
+{
+    count_runs(g, nruns, floor_n);
+}
+#endif
+
+cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
+{
+    if (corridors)
+        *corridors = 0;
+    if ((uint64_t)g->w * g->h > UINT32_MAX)
+        return CG_EOVERFLOW;
+    search c;
+    memset(&c, 0, sizeof c);
+    c.w = g->w;
+    c.runs.elem = sizeof(srun);
+    /* Floor runs that are short on average (under 3 cells: noise) mean no
+     * dominant region: a list of every run then costs no more than flooding
+     * the small regions, and comes in scan order - the labelling keeps it.
+     * Otherwise the small regions are flooded. Either gives the same. */
+    uint64_t nruns = 0, floor_n = 0;
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+    if (cg__regions_popcnt())
+        count_runs_popcnt(g, &nruns, &floor_n);
+    else
+#endif
+        count_runs_base(g, &nruns, &floor_n);
+    const int by_runs = floor_n < 3 * nruns;
+    if (by_runs &&
+        (nruns > SIZE_MAX / sizeof(srun) || vec_reserve(&c.runs, (size_t)nruns) != CG_OK))
+        return CG_ENOMEM;
+    cg__labeller lb;
+    cg_status st = cg__label(&lb, g, 0, by_runs ? keep_runs : NULL, &c);
+    if (st != CG_OK) {
+        cg__free(c.runs.p);
+        return st;
+    }
+    if (c.k.oom)
+        st = CG_ENOMEM;
+    uint64_t roots;
+    const uint32_t largest = cg__largest_root(&lb, &roots);
+    if (roots <= 1) {
+        cg__labeller_free(&lb);
+        cg__free(c.runs.p);
+        return st;
+    }
+    c.w = g->w;
+    c.h = g->h;
+    c.nw = g->nw;
+    c.stride = g->nw + 2;
+    c.ncw = (c.nw + 63) / 64;
+    c.last = ~cg__tail_mask(g);
+    c.cells0.elem = c.cells1.elem = sizeof(fcell);
+    c.out0.elem = c.out1.elem = sizeof(uint64_t);
+    c.work.elem = sizeof(work);
+    c.odd.elem = sizeof(edge);
+    const size_t words = c.stride * ((size_t)c.h + 2), mwords = c.ncw * ((size_t)c.h + 2);
+    c.f0 = cg__calloc(words, sizeof(uint64_t));
+    c.f1 = cg__calloc(words, sizeof(uint64_t));
+    c.g0 = cg__calloc(words, sizeof(uint64_t));
+    c.g1 = cg__calloc(words, sizeof(uint64_t));
+    c.out_up = cg__calloc(c.stride, sizeof(uint64_t));
+    c.out = cg__calloc(c.stride, sizeof(uint64_t));
+    c.pre0 = cg__malloc(8 * c.stride * sizeof(uint32_t));
+    c.pre1 = cg__malloc(4 * c.stride * sizeof(uint32_t));
+    c.m0 = cg__calloc(mwords, sizeof(uint64_t));
+    c.m1 = cg__calloc(mwords, sizeof(uint64_t));
+    c.s0 = cg__calloc(mwords, sizeof(uint64_t));
+    c.s1 = cg__calloc(mwords, sizeof(uint64_t));
+    c.rows0 = cg__malloc(((size_t)c.h + 1) * sizeof(uint32_t));
+    c.rows1 = cg__malloc(((size_t)c.h + 1) * sizeof(uint32_t));
+    c.rows = cg__malloc(((size_t)c.h + 1) * sizeof(uint32_t));
+    c.k.g = g;
+    c.k.w = c.w;
+    c.k.h = c.h;
+    c.k.stride = c.stride;
+    c.k.big_at = big_at;
+    c.k.ctx = &c;
+    c.k.width = width;
+    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.out_up || !c.out || !c.pre0 || !c.pre1 || !c.m0 ||
+        !c.m1 || !c.s0 || !c.s1 || !c.rows0 || !c.rows1 || !c.rows)
+        st = CG_ENOMEM;
+    if (st == CG_OK)
+        st = layer0(&c, &lb, largest, by_runs);
+    cg__labeller_free(&lb);
+    if (st == CG_OK) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+        if (cg__regions_popcnt())
+            st = layers_popcnt(&c);
+        else
+#endif
+            st = layers_base(&c);
+    }
+    cg_status carved = cg__connect_carve_deferred(&c.k);
+    if (st == CG_OK)
+        st = carved;
+    if (corridors)
+        *corridors = c.k.corridors;
+    search_free(&c);
+    return st;
+}
