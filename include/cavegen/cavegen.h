@@ -27,9 +27,9 @@ extern "C" {
  * 1.M runs with any 1.N library, N >= M. cg_version() tells which library
  * is linked at run time. */
 #define CG_VERSION_MAJOR 1
-#define CG_VERSION_MINOR 1
+#define CG_VERSION_MINOR 2
 #define CG_VERSION_PATCH 0
-#define CG_VERSION_STRING "1.1.0"
+#define CG_VERSION_STRING "1.2.0"
 /* The version as cg_version() encodes it: major << 16 | minor << 8 | patch. */
 #define CG_VERSION_NUMBER (CG_VERSION_MAJOR << 16 | CG_VERSION_MINOR << 8 | CG_VERSION_PATCH)
 

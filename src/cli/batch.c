@@ -802,8 +802,11 @@ int cli_batch_run(const struct cli_run *run)
         }
     }
     if (split_maps(run)) {
+        /* One map at a time: its rows and its PNG stripes on every thread. */
         b.scale.parallel = pool ? cli_pool_for : NULL;
         b.scale.parallel_ctx = pool;
+        b.wopt.parallel = b.scale.parallel;
+        b.wopt.parallel_ctx = b.scale.parallel_ctx;
     }
     b.side_by_side = !one_at_a_time(run);
     b.cap = round_size(&b);

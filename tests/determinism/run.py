@@ -113,6 +113,10 @@ def big_cases():
         for s in ("0", "42"):
             yield Case(f"big/{p}/2111x1201/s{s}", ["-p", p, "-s", s, "--size", "2111x1201"])
         yield Case(f"big/{p}/2111x1201/png", ["-p", p, "-s", "1", "--size", "2111x1201", "-o", "big.png", "--scale", "1"])
+    # 4 million cells and more: the PNG is deflated in stripes of rows, on
+    # every thread with -j; the bytes are the same for any -j.
+    for p, j in (("type2", "1"), ("type2", "2"), ("type2", "3"), ("level", "2")):
+        yield Case(f"big/{p}/2111x2017/png-striped-j{j}", ["-p", p, "-s", "1", "--size", "2111x2017", "-j", j, "-o", "big.png", "--scale", "1"])
 
 
 def batch_cases():
