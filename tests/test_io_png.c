@@ -13,8 +13,6 @@
 #include <cmocka.h>
 
 #include <png.h>
-#include <pthread.h>
-#include <stdatomic.h>
 
 #include "testutil.h"
 /* White box: the striped writer (its parallel loop and a smaller stripe
@@ -531,46 +529,6 @@ static void png_markers_are_visible_at_the_default_scale(void **state)
 
 /* ------------------------------------------------------------ stripes */
 
-/* A parallel loop that runs the tasks out of order: last first, then the
- * even ones, then the odd ones. */
-static void shuffled_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg)
-{
-    (void)ctx;
-    task(arg, n - 1);
-    for (size_t i = 0; i + 1 < n; i += 2)
-        task(arg, i);
-    for (size_t i = 1; i + 1 < n; i += 2)
-        task(arg, i);
-}
-
-/* A parallel loop on threads: three threads pull the indices. */
-typedef struct pulled {
-    void (*task)(void *arg, size_t i);
-    void *arg;
-    size_t n;
-    atomic_size_t next;
-} pulled;
-
-static void *pull(void *p)
-{
-    pulled *j = p;
-    for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->n;)
-        j->task(j->arg, i);
-    return NULL;
-}
-
-static void threads_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg)
-{
-    (void)ctx;
-    pulled j = {task, arg, n, 0};
-    pthread_t t[2];
-    for (int k = 0; k < 2; k++)
-        assert_int_equal(pthread_create(&t[k], NULL, pull, &j), 0);
-    pull(&j);
-    for (int k = 0; k < 2; k++)
-        assert_int_equal(pthread_join(t[k], NULL), 0);
-}
-
 static void write_png_par(const cg_grid *g, uint32_t scale, cg_parallel_fn fn, tu_buf *out)
 {
     cg__par par = {fn, NULL};
@@ -648,8 +606,8 @@ static void png_stripes_give_the_bytes_of_one_thread(void **state)
             for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++) {
                 tu_buf one, shuffled, threads;
                 write_png_par(g, scales[k], NULL, &one);
-                write_png_par(g, scales[k], shuffled_for, &shuffled);
-                write_png_par(g, scales[k], threads_for, &threads);
+                write_png_par(g, scales[k], tu_shuffled_for, &shuffled);
+                write_png_par(g, scales[k], tu_threads_for, &threads);
                 if (one.len != shuffled.len || memcmp(one.data, shuffled.data, one.len) ||
                     one.len != threads.len || memcmp(one.data, threads.data, one.len)) {
                     print_error("%dx%d (kind %d) at scale %u: the bytes depend on the loop\n", w, h,
@@ -670,7 +628,7 @@ static void png_stripes_give_the_bytes_of_one_thread(void **state)
     cg_grid *g = random_grid(300, 200, &rng2);
     for (int at = 1; at < 40; at += 7) {
         tu_buf failing = {.fail_at = at};
-        cg__par par = {threads_for, NULL};
+        cg__par par = {tu_threads_for, NULL};
         cg_diag diag = {0};
         assert_int_equal(cg__write_png(g, 2, &par, tu_buf_write, &failing, &diag), CG_EIO);
         tu_buf_free(&failing);
@@ -695,7 +653,7 @@ static void png_stripes_larger_than_predicted_are_made_again(void **state)
             cg_grid_set(g, x, y, CG_WALL);
     tu_buf one, threads;
     write_png_par(g, 1, NULL, &one);
-    write_png_par(g, 1, threads_for, &threads);
+    write_png_par(g, 1, tu_threads_for, &threads);
     assert_int_equal(one.len, threads.len);
     assert_memory_equal(one.data, threads.data, one.len);
     assert_true(count_idats(&one) >= 2);
@@ -715,7 +673,7 @@ static void png_write_options_parallel_gives_the_same_bytes(void **state)
     cg_grid *g = random_grid(2048, 2049, &rng);
     cg_write_options plain = {.format = CG_FORMAT_PNG, .scale = 2};
     cg_write_options threaded = plain;
-    threaded.parallel = threads_for;
+    threaded.parallel = tu_threads_for;
     tu_buf one = {0}, threads = {0};
     assert_int_equal(cg_write(g, &plain, tu_buf_write, &one, NULL), CG_OK);
     assert_int_equal(cg_write(g, &threaded, tu_buf_write, &threads, NULL), CG_OK);

@@ -8,52 +8,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <pthread.h>
-#include <stdatomic.h>
-
 #include "testutil.h"
 /* White box: the switch to the in-place passes, and the grid's words. */
 #include "../src/core/grid.h"
 #include "../src/steps/passes.h"
-
-/* Runs the last task first, then the even ones, then the odd ones. */
-static void shuffled_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg)
-{
-    (void)ctx;
-    task(arg, n - 1);
-    for (size_t i = 0; i + 1 < n; i += 2)
-        task(arg, i);
-    for (size_t i = 1; i + 1 < n; i += 2)
-        task(arg, i);
-}
-
-typedef struct pulled {
-    void (*task)(void *arg, size_t i);
-    void *arg;
-    size_t n;
-    atomic_size_t next;
-} pulled;
-
-static void *pull(void *p)
-{
-    pulled *j = p;
-    for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->n;)
-        j->task(j->arg, i);
-    return NULL;
-}
-
-/* Three threads pull the indices. */
-static void threads_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg)
-{
-    (void)ctx;
-    pulled j = {task, arg, n, 0};
-    pthread_t t[2];
-    for (int k = 0; k < 2; k++)
-        assert_int_equal(pthread_create(&t[k], NULL, pull, &j), 0);
-    pull(&j);
-    for (int k = 0; k < 2; k++)
-        assert_int_equal(pthread_join(t[k], NULL), 0);
-}
 
 /* Every word of the grids, padding and frame included, and the markers. */
 static int same_words(const cg_grid *a, const cg_grid *b)
@@ -82,7 +40,7 @@ static cg_grid *run(const char *text, uint32_t w, uint32_t h, uint64_t seed, con
 /* The map of text in place (with each loop) equals the double-buffered one. */
 static void check(const char *text, uint32_t w, uint32_t h, uint64_t seed, const cg_grid *input)
 {
-    static const cg_parallel_fn loops[] = {NULL, shuffled_for, threads_for};
+    static const cg_parallel_fn loops[] = {NULL, tu_shuffled_for, tu_threads_for};
     cg__set_in_place_cells(UINT64_MAX);
     cg_grid *want = run(text, w, h, seed, input, NULL);
     cg__set_in_place_cells(1);
@@ -168,7 +126,7 @@ static void in_place_then_double_buffered_after_a_downscale(void **state)
     cg__set_in_place_cells(UINT64_MAX);
     cg_grid *want = run(text, 300, 200, 9, NULL, NULL);
     cg__set_in_place_cells(600 * 400); /* the start, at twice the size */
-    cg_grid *got = run(text, 300, 200, 9, NULL, shuffled_for);
+    cg_grid *got = run(text, 300, 200, 9, NULL, tu_shuffled_for);
     assert_true(same_words(want, got));
     cg_pipeline *p = tu_pipeline(text);
     cg_run_options o = {.seed = 9, .width = 300, .height = 200};

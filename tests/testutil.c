@@ -12,6 +12,8 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -247,4 +249,45 @@ int tu_list_dir(const char *dir, const char *const *except, char *buf, size_t ca
     }
     free(names);
     return listed;
+}
+
+/* ------------------------------------------------------ parallel loops */
+
+/* Runs the last task first, then the even ones, then the odd ones. */
+void tu_shuffled_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg)
+{
+    (void)ctx;
+    task(arg, n - 1);
+    for (size_t i = 0; i + 1 < n; i += 2)
+        task(arg, i);
+    for (size_t i = 1; i + 1 < n; i += 2)
+        task(arg, i);
+}
+
+typedef struct pulled {
+    void (*task)(void *arg, size_t i);
+    void *arg;
+    size_t n;
+    atomic_size_t next;
+} pulled;
+
+static void *pull(void *p)
+{
+    pulled *j = p;
+    for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->n;)
+        j->task(j->arg, i);
+    return NULL;
+}
+
+/* Three threads pull the indices. */
+void tu_threads_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg)
+{
+    (void)ctx;
+    pulled j = {task, arg, n, 0};
+    pthread_t t[2];
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(pthread_create(&t[k], NULL, pull, &j), 0);
+    pull(&j);
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(pthread_join(t[k], NULL), 0);
 }

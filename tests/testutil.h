@@ -386,6 +386,14 @@ tu_result tu_exec(const tu_cmd *cmd, const char *program, const char *const *arg
 tu_result tu_shell(const tu_cmd *cmd, const char *line);
 void tu_result_free(tu_result *r);
 
+/* ------------------------------------ parallel loops (testutil.c) */
+
+/* cg_parallel_fn loops for the tests of code that splits its work: the
+ * tasks out of order (the last first, then the even ones, then the odd
+ * ones), and on three threads pulling the indices. */
+void tu_shuffled_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg);
+void tu_threads_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg);
+
 /* ----------------------------------------- temporary folders (testutil.c) */
 
 /* A fresh folder (name in buf) in TMPDIR; tu_rmtree removes it and all in
