@@ -197,6 +197,19 @@ row_chars_avx512(char *p, const uint64_t *row, size_t nw)
 }
 #endif
 
+/* Stack room for the rows of a small map (80x50 takes 4 KiB). */
+#define SMALL_BUF 8192
+
+/* Gives back cg__write_ascii's buffer: the stack's counted bytes, or the
+ * block. */
+static void release(char *buf, const char *small, size_t cap, uint64_t small_id)
+{
+    if (buf == small)
+        cg__mem_release(sizeof(cg__mem_hdr) + cap, small_id);
+    else
+        cg__free(buf);
+}
+
 cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag)
 {
     /* Eight cells at a time through cg__cells8 (64 with AVX-512), rows
@@ -215,7 +228,18 @@ cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_dia
 #endif
     /* Room for whole words: a row is formatted in 64-cell units. */
     size_t cap = (rows_per_buf - 1) * rowlen + g->nw * 64 + 1;
-    char *buf = cg__malloc(cap);
+    /* A small map's buffer is on the stack: a batch writes many, and a
+     * block of a few KiB a map costs malloc more than its formatting. It
+     * is counted against the budget as the block would be (core/mem.h), so
+     * a budget refuses the same maps either way. */
+    char small[SMALL_BUF];
+    uint64_t small_id = 0;
+    char *buf;
+    if (cap <= sizeof small) {
+        buf = cg__mem_fits(cap, &small_id) ? small : NULL;
+    } else {
+        buf = cg__malloc(cap);
+    }
     if (!buf) {
         cg__diag(diag, 0, 0, "out of memory");
         return CG_ENOMEM;
@@ -238,14 +262,14 @@ cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_dia
         used += rowlen;
         if (used + g->nw * 64 + 1 > cap || y + 1 == g->h) {
             if (write(ctx, buf, used) != 0) {
-                cg__free(buf);
+                release(buf, small, cap, small_id);
                 cg__diag(diag, 0, 0, "write failed");
                 return CG_EIO;
             }
             used = 0;
         }
     }
-    cg__free(buf);
+    release(buf, small, cap, small_id);
     return CG_OK;
 }
 
