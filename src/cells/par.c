@@ -38,6 +38,10 @@ static void stripe_task(void *arg, size_t i)
 void cg__par_stripes(const cg__par *par, const cg_grid *g, uint32_t n,
                      void (*stripe)(void *arg, uint32_t i, uint32_t y0, uint32_t y1), void *arg)
 {
+    if (n == 1) { /* a small map: one stripe, no job to build */
+        stripe(arg, 0, 0, g->h);
+        return;
+    }
     stripe_job job = {stripe, arg, g->h, n};
     if (!par || !par->fn || n < 2) {
         for (uint32_t i = 0; i < n; i++)
@@ -64,6 +68,12 @@ static void rows_stripe(void *arg, uint32_t i, uint32_t y0, uint32_t y1)
 void cg__par_rows(const cg__par *par, const cg_grid *g,
                   void (*rows)(void *arg, uint32_t y0, uint32_t y1), void *arg)
 {
+    /* A map of fewer than 32 rows is one stripe (cg__par_count): its rows
+     * run here, without the count's division or the stripes' jobs. */
+    if (g->h < 32 || !par || !par->fn) {
+        rows(arg, 0, g->h);
+        return;
+    }
     rows_job job = {rows, arg};
     cg__par_stripes(par, g, cg__par_count(par, g), rows_stripe, &job);
 }

@@ -49,6 +49,8 @@
 /* Most maps in one round, and the stream bytes a round may buffer. */
 #define ROUND_MAX 1024u
 #define ROUND_BYTES (UINT64_C(1) << 24)
+/* stdout's buffer for a stream of maps. */
+#define STREAM_BUF ((size_t)1 << 18)
 
 /* A growable byte buffer: a map's stream bytes. */
 struct buf {
@@ -819,10 +821,23 @@ int cli_batch_run(const struct cli_run *run)
         return CLI_EXIT_FAILURE;
     }
     cli_progress_start(&progress, count, b.batch && !opt->quiet && isatty(STDERR_FILENO));
-    /* A stream of many small maps: fewer, larger writes. */
-    if (b.stream && count > 1)
-        setvbuf(stdout, NULL, _IOFBF, 1 << 20);
+    /* A stream of many small maps: fewer, larger writes. glibc ignores the
+     * size of a buffer it is to allocate itself (it takes the file's block
+     * size, 4 KiB: a write a map), so the buffer is ours; it lives until
+     * exit, which may flush it after a failure. */
+    if (b.stream && count > 1) {
+        static char *stream_buf;
+        if (!stream_buf)
+            stream_buf = malloc(STREAM_BUF);
+        if (stream_buf)
+            setvbuf(stdout, stream_buf, _IOFBF, STREAM_BUF);
+    }
 
+    /* This thread alone writes stdout (the pool's threads write files or
+     * buffers): holding its lock for the batch spares each map's writes an
+     * atomic lock and unlock (about 2 % of a batch of small maps). */
+    if (b.stream)
+        flockfile(stdout);
     for (uint64_t first = 0; first < count && rc == CLI_EXIT_OK; first += b.cap) {
         size_t k = count - first < b.cap ? (size_t)(count - first) : b.cap;
         size_t opened = open_round(&b, k, first);
@@ -838,6 +853,8 @@ int cli_batch_run(const struct cli_run *run)
         if (rc == CLI_EXIT_OK)
             rc = crc;
     }
+    if (b.stream)
+        funlockfile(stdout);
     cli_progress_stop(&progress);
     if (b.nskipped && report_skipped(&b, count) != CLI_EXIT_OK && rc == CLI_EXIT_OK)
         rc = CLI_EXIT_FAILURE;

@@ -2,7 +2,14 @@
  * best one this build and CPU can run, unless a test forces one. */
 #include "core/cpu.h"
 
+#include <stdatomic.h>
+
 static int forced_path = CG__PATH_AUTO;
+
+/* The best path, found once: the kernels ask for it a score of times a map,
+ * and each __builtin_cpu_init re-runs libgcc's CPUID probe. -1 until known;
+ * threads that race to it all find the same value. */
+static atomic_int best_path = -1;
 
 int cg__kernel_path_available(int path)
 {
@@ -41,10 +48,17 @@ int cg__kernel_path(void)
 {
     if (forced_path != CG__PATH_AUTO)
         return forced_path;
+    int best = atomic_load_explicit(&best_path, memory_order_relaxed);
+    if (best >= 0)
+        return best;
+    best = CG__PATH_SCALAR;
     for (int p = CG__PATH_COUNT - 1; p > CG__PATH_SCALAR; p--)
-        if (cg__kernel_path_available(p))
-            return p;
-    return CG__PATH_SCALAR;
+        if (cg__kernel_path_available(p)) {
+            best = p;
+            break;
+        }
+    atomic_store_explicit(&best_path, best, memory_order_relaxed);
+    return best;
 }
 
 const char *cg__kernel_path_name(int path)

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct cg__budget {
     uint64_t limit;          /* bytes the run may hold at once (UINT64_MAX: no limit) */
@@ -63,6 +64,10 @@ typedef struct cg__mem_hdr {
 
 #define CG__MEM_INLINE static inline __attribute__((always_inline))
 
+/* Blocks up to this size come from malloc's per-thread cache (glibc keeps
+ * blocks up to 1032 bytes there). */
+#define CG__MEM_SMALL 1000u
+
 /* Admits n payload bytes to the budget; 0 if they do not fit. */
 CG__MEM_INLINE int cg__mem_fits(size_t n, uint64_t *id)
 {
@@ -93,7 +98,18 @@ CG__MEM_INLINE void *cg__calloc(size_t count, size_t size)
     if (size && count > SIZE_MAX / size)
         return NULL;
     size_t n = count * size;
-    return cg__mem_fits(n, &id) ? cg__mem_take(calloc(1, sizeof(cg__mem_hdr) + n), n, id) : NULL;
+    if (!cg__mem_fits(n, &id))
+        return NULL;
+    /* glibc's calloc bypasses its per-thread cache (tcache) that free fills:
+     * a small block made by calloc and freed at every map (a grid's struct)
+     * fills the cache, then the fast bins, and the next large malloc
+     * consolidates them. Small blocks are malloc'd and cleared here;
+     * large ones keep calloc, which gets fresh pages already zero. */
+    if (n <= CG__MEM_SMALL) {
+        void *p = cg__mem_take(malloc(sizeof(cg__mem_hdr) + n), n, id);
+        return p ? memset(p, 0, n) : NULL;
+    }
+    return cg__mem_take(calloc(1, sizeof(cg__mem_hdr) + n), n, id);
 }
 
 /* Like realloc; while the block moves both copies are counted, as both

@@ -7,6 +7,7 @@
  * maps run their fill and passes in stripes of rows through the caller's
  * parallel loop; chunk mode runs the local steps on the window plus a halo
  * and cuts the window out (engine/chunk.c). */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,14 +22,31 @@
 #define DEFAULT_WIDTH 80
 #define DEFAULT_HEIGHT 50
 
+/* What a run asks of the steps, found once when they change (parse) rather
+ * than by a walk over them at every map of a batch. */
+typedef struct pipeline_facts {
+    uint64_t id;                  /* unique in the process: keys the memo of run_plan_memory */
+    uint32_t default_w, default_h; /* cg_pipeline_default_size */
+    const cg__step *min_size;     /* the last `size min=` line, or NULL */
+    uint64_t downscale;           /* the product of the downscale factors, capped */
+    int uses_seed;                /* cg_pipeline_uses_seed */
+    int shrinks;                  /* a step replaces the grids (downscale) */
+    size_t first_pass, last_pass; /* the steps that need the second buffer: SIZE_MAX, none */
+} pipeline_facts;
+
 struct cg_pipeline {
     cg__step *steps;
     size_t n, cap;
+    pipeline_facts facts;
 };
+
+static void find_facts(cg_pipeline *pipeline);
 
 cg_status cg_pipeline_new(cg_pipeline **out)
 {
     *out = cg__calloc(1, sizeof **out);
+    if (*out)
+        find_facts(*out);
     return *out ? CG_OK : CG_ENOMEM;
 }
 
@@ -42,7 +60,9 @@ void cg_pipeline_free(cg_pipeline *pipeline)
 
 cg_status cg_pipeline_parse(cg_pipeline *pipeline, const char *text, size_t len, cg_diag *diag)
 {
-    return cg__parse_steps(text, len, &pipeline->steps, &pipeline->n, &pipeline->cap, diag);
+    cg_status st = cg__parse_steps(text, len, &pipeline->steps, &pipeline->n, &pipeline->cap, diag);
+    find_facts(pipeline);
+    return st;
 }
 
 size_t cg_pipeline_step_count(const cg_pipeline *pipeline)
@@ -54,6 +74,12 @@ size_t cg_pipeline_step_count(const cg_pipeline *pipeline)
 }
 
 void cg_pipeline_default_size(const cg_pipeline *pipeline, uint32_t *width, uint32_t *height)
+{
+    *width = pipeline->facts.default_w;
+    *height = pipeline->facts.default_h;
+}
+
+static void default_size(const cg_pipeline *pipeline, uint32_t *width, uint32_t *height)
 {
     *width = DEFAULT_WIDTH;
     *height = DEFAULT_HEIGHT;
@@ -68,6 +94,11 @@ void cg_pipeline_default_size(const cg_pipeline *pipeline, uint32_t *width, uint
 
 /* The last `size min=` line, or NULL. */
 static const cg__step *min_size_step(const cg_pipeline *pipeline)
+{
+    return pipeline->facts.min_size;
+}
+
+static const cg__step *find_min_size_step(const cg_pipeline *pipeline)
 {
     const cg__step *found = NULL;
     for (size_t i = 0; i < pipeline->n; i++) {
@@ -101,6 +132,11 @@ static cg_status check_min_size(const cg_pipeline *pipeline, uint64_t w, uint64_
 
 int cg_pipeline_uses_seed(const cg_pipeline *pipeline)
 {
+    return pipeline->facts.uses_seed;
+}
+
+static int find_uses_seed(const cg_pipeline *pipeline)
+{
     for (size_t i = 0; i < pipeline->n; i++)
         if (pipeline->steps[i].def->rand_kind)
             return 1;
@@ -110,6 +146,11 @@ int cg_pipeline_uses_seed(const cg_pipeline *pipeline)
 /* The product of the downscale factors: the run starts that much larger.
  * Capped just above CG_MAX_DIM so it cannot overflow. */
 static uint64_t downscale_factor(const cg_pipeline *pipeline)
+{
+    return pipeline->facts.downscale;
+}
+
+static uint64_t find_downscale_factor(const cg_pipeline *pipeline)
 {
     uint64_t f = 1;
     for (size_t i = 0; i < pipeline->n; i++)
@@ -162,25 +203,47 @@ typedef struct step_walk {
 
 static void walk_begin(step_walk *w, const cg_pipeline *pipeline)
 {
-    *w = (step_walk){pipeline, 0, SIZE_MAX, 0};
-    for (size_t i = 0; i < pipeline->n; i++)
-        if (needs_scratch(&pipeline->steps[i]))
-            w->last_pass = i;
+    *w = (step_walk){pipeline, 0, pipeline->facts.last_pass, 0};
 }
 
 /* The next step that runs, or NULL; w->scratch says whether the second
- * buffer must exist while it runs. */
+ * buffer must exist while it runs: from the first step that runs and
+ * needs it (facts.first_pass) to the last. */
 static const cg__step *walk_next(step_walk *w)
 {
     while (w->i < w->pipeline->n) {
         const cg__step *s = &w->pipeline->steps[w->i++];
         if (!s->def->run)
             continue;
-        if (w->i - 1 <= w->last_pass && needs_scratch(s))
+        if (w->i - 1 >= w->pipeline->facts.first_pass && w->i - 1 <= w->last_pass)
             w->scratch = 1;
         return s;
     }
     return NULL;
+}
+
+static atomic_uint_fast64_t next_pipeline_id = 1;
+
+static void find_facts(cg_pipeline *pipeline)
+{
+    pipeline_facts *f = &pipeline->facts;
+    f->id = (uint64_t)atomic_fetch_add_explicit(&next_pipeline_id, 1, memory_order_relaxed);
+    default_size(pipeline, &f->default_w, &f->default_h);
+    f->min_size = find_min_size_step(pipeline);
+    f->downscale = find_downscale_factor(pipeline);
+    f->uses_seed = find_uses_seed(pipeline);
+    f->shrinks = 0;
+    for (size_t i = 0; i < pipeline->n; i++)
+        f->shrinks |= pipeline->steps[i].def->shrink != NULL;
+    f->first_pass = f->last_pass = SIZE_MAX;
+    for (size_t i = 0; i < pipeline->n; i++) {
+        const cg__step *s = &pipeline->steps[i];
+        if (!needs_scratch(s))
+            continue;
+        f->last_pass = i;
+        if (f->first_pass == SIZE_MAX && s->def->run)
+            f->first_pass = i;
+    }
 }
 
 /* After the step walk_next gave: nonzero when the second buffer goes. */
@@ -218,6 +281,58 @@ static void over_budget(const cg__budget *b, const cg__step *s, uint32_t w, uint
         cg__diag(diag, 0, 0, "a %ux%u map needs more than the memory budget of %s", w, h, limit);
 }
 
+/* A small map's second buffer lives on run_once's stack: a batch of small
+ * maps would otherwise allocate and free one a map. */
+#define STACK_SCRATCH_WORDS 1024
+
+typedef struct stack_scratch {
+    cg_grid grid;
+    uint64_t id_grid, id_mem; /* the budget's ids for the bytes counted */
+    uint64_t mem[STACK_SCRATCH_WORDS];
+} stack_scratch;
+
+/* The second buffer for run->grid: on the stack when it fits and no step
+ * replaces the grids (downscale frees them), else a grid of its own. The
+ * stack's is counted against the budget as cg_grid_new counts its two
+ * blocks (core/mem.h), so a budget refuses the same runs either way. */
+static cg_status new_scratch(const cg_pipeline *pipeline, cg__run *run, stack_scratch *ss)
+{
+    const cg_grid *g = run->grid;
+    size_t words = g->stride * ((size_t)g->h + 2 * CG__PAD);
+    if (pipeline->facts.shrinks || words > STACK_SCRATCH_WORDS)
+        return cg__grid_new_like(&run->scratch, g);
+    if (!cg__mem_fits(sizeof ss->grid, &ss->id_grid))
+        return CG_ENOMEM;
+    if (!cg__mem_fits(words * sizeof(uint64_t), &ss->id_mem)) {
+        cg__mem_release(sizeof(cg__mem_hdr) + sizeof ss->grid, ss->id_grid);
+        return CG_ENOMEM;
+    }
+    ss->grid = (cg_grid){.w = g->w, .h = g->h, .nw = g->nw, .stride = g->stride, .mem = ss->mem};
+    memset(ss->mem, 0xff, words * sizeof(uint64_t));
+    run->scratch = &ss->grid;
+    return CG_OK;
+}
+
+/* Ends the second buffer. The passes swap the buffers' cells: if the map's
+ * are on the stack, they go back to the map's own block. */
+static void free_scratch(cg__run *run, stack_scratch *ss)
+{
+    if (run->scratch != &ss->grid) {
+        cg_grid_free(run->scratch);
+        run->scratch = NULL;
+        return;
+    }
+    const cg_grid *g = run->grid;
+    size_t words = g->stride * ((size_t)g->h + 2 * CG__PAD);
+    if (g->mem == ss->mem) {
+        memcpy(ss->grid.mem, ss->mem, words * sizeof(uint64_t));
+        cg__grid_swap_cells(run->grid, &ss->grid);
+    }
+    cg__mem_release(sizeof(cg__mem_hdr) + words * sizeof(uint64_t), ss->id_mem);
+    cg__mem_release(sizeof(cg__mem_hdr) + sizeof ss->grid, ss->id_grid);
+    run->scratch = NULL;
+}
+
 /* One attempt: runs every step on a fresh grid. On CG_EFAIL *failed is the
  * index of the step that failed and *score how close it came. */
 static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uint64_t seed,
@@ -237,6 +352,7 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
         return st;
     }
     cg__run run = {.grid = grid, .seed = seed, .diag = diag};
+    stack_scratch ss;
     run.par = &plan->par;
     run.chunk = plan->chunk;
     run.origin_x = plan->origin_x;
@@ -247,7 +363,7 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
     while (st == CG_OK && (s = walk_next(&walk)) != NULL) {
         /* A big map's passes run in place (steps/passes.c): no second buffer. */
         if (walk.scratch && !run.scratch && !cg__passes_in_place(run.grid->w, run.grid->h) &&
-            (st = cg__grid_new_like(&run.scratch, run.grid)) != CG_OK) {
+            (st = new_scratch(pipeline, &run, &ss)) != CG_OK) {
             cg__diag(diag, 0, 0, "out of memory for a %ux%u map", run.grid->w, run.grid->h);
             if (budget->refused)
                 over_budget(budget, s, run.grid->w, run.grid->h, diag);
@@ -264,13 +380,12 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
             *failed = walk.i - 1;
             *score = run.fail_score;
         }
-        if (walk_scratch_ends(&walk)) {
-            cg_grid_free(run.scratch);
-            run.scratch = NULL;
-        }
+        if (walk_scratch_ends(&walk))
+            free_scratch(&run, &ss);
     }
     /* A step may have replaced the grids (downscale). */
-    cg_grid_free(run.scratch);
+    if (run.scratch)
+        free_scratch(&run, &ss);
     cg_grid_free(run.connected);
     if (st == CG_OK && plan->chunk) {
         cg_grid *window = NULL;
@@ -420,6 +535,36 @@ static const cg_run_options run_defaults;
  * batch with a budget plans once). */
 static cg_status plan_memory(const cg_pipeline *pipeline, const run_plan *plan, uint64_t *bytes);
 
+/* plan_memory, remembered per thread for the last pipeline and grid: the
+ * maps of a batch are all the same size, so it walks the steps once. The
+ * estimate depends on the steps (the pipeline's id changes with them) and
+ * the grid's size, nothing else. */
+static cg_status memo_plan_memory(const cg_pipeline *pipeline, const run_plan *plan,
+                                  uint64_t *bytes)
+{
+    static _Thread_local struct {
+        uint64_t id, bytes;
+        uint32_t w, h, halo;
+        int chunk;
+        cg_status st;
+    } memo;
+    uint32_t w = plan->input ? plan->input->w : plan->width;
+    uint32_t h = plan->input ? plan->input->h : plan->height;
+    if (memo.id != pipeline->facts.id || memo.w != w || memo.h != h || memo.halo != plan->halo ||
+        memo.chunk != plan->chunk) {
+        memo.id = pipeline->facts.id;
+        memo.w = w;
+        memo.h = h;
+        memo.halo = plan->halo;
+        memo.chunk = plan->chunk;
+        memo.bytes = 0;
+        memo.st = plan_memory(pipeline, plan, &memo.bytes);
+    }
+    if (memo.st == CG_OK)
+        *bytes = memo.bytes;
+    return memo.st;
+}
+
 cg_status cg_pipeline_run(const cg_pipeline *pipeline, const cg_run_options *options,
                           cg_grid **out, cg_run_info *info, cg_diag *diag)
 {
@@ -454,7 +599,7 @@ cg_status cg_pipeline_run(const cg_pipeline *pipeline, const cg_run_options *opt
     /* A size the budget cannot hold fails before anything is allocated;
      * the budget then holds the run to it allocation by allocation. */
     uint64_t estimate = 0;
-    if (options->max_memory && plan_memory(pipeline, &plan, &estimate) != CG_OK)
+    if (options->max_memory && memo_plan_memory(pipeline, &plan, &estimate) != CG_OK)
         estimate = UINT64_MAX; /* does not fit in 64 bits */
     if (options->max_memory && estimate > options->max_memory) {
         uint32_t w = plan.input ? plan.input->w : plan.width - 2 * plan.halo;

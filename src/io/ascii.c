@@ -186,23 +186,51 @@ static void row_chars(char *p, const uint64_t *row, size_t nw, unsigned last)
 #include <immintrin.h>
 
 /* AVX-512BW: a word's 64 bits are a byte mask, and one blend makes its 64
- * characters (the whole last word too: the buffer has room for it). The
- * same bytes as row_chars; tests/test_io_ascii.c compares the two. */
+ * characters. Rows y0..y1-1, each with its newline, at p: the last word's
+ * cells and the newline go in one masked store, so a row writes only its
+ * own bytes. The same bytes as row_chars; tests/test_io_ascii.c compares
+ * the two. */
 __attribute__((target("avx512f,avx512bw"))) static void
-row_chars_avx512(char *p, const uint64_t *row, size_t nw)
+rows_avx512(char *p, const cg_grid *g, uint32_t y0, uint32_t y1, size_t rowlen)
 {
     const __m512i floor = _mm512_set1_epi8('.'), wall = _mm512_set1_epi8('#');
-    for (size_t i = 0; i < nw; i++)
-        _mm512_storeu_si512(p + i * 64, _mm512_mask_blend_epi8((__mmask64)row[i], floor, wall));
+    const __m512i newline = _mm512_set1_epi8('\n');
+    const size_t nw = g->nw;
+    const unsigned r = (unsigned)(g->w - 64 * (nw - 1)); /* cells in the last word: 1..64 */
+    const __mmask64 at_newline = r < 64 ? (__mmask64)1 << r : 0;
+    const __mmask64 keep = r < 64 ? ((__mmask64)2 << r) - 1 : ~(__mmask64)0;
+    for (uint32_t y = y0; y < y1; y++, p += rowlen) {
+        const uint64_t *row = cg__row(g, y);
+        for (size_t i = 0; i + 1 < nw; i++)
+            _mm512_storeu_si512(p + i * 64,
+                                _mm512_mask_blend_epi8((__mmask64)row[i], floor, wall));
+        __m512i last = _mm512_mask_blend_epi8((__mmask64)row[nw - 1], floor, wall);
+        last = _mm512_mask_blend_epi8(at_newline, last, newline);
+        _mm512_mask_storeu_epi8(p + (nw - 1) * 64, keep, last);
+        if (r == 64)
+            p[g->w] = '\n';
+    }
 }
 #endif
+
+/* Stack room for the rows of a small map (80x50 takes 4 KiB). */
+#define SMALL_BUF 8192
+
+/* Gives back cg__write_ascii's buffer: the stack's counted bytes, or the
+ * block. */
+static void release(char *buf, const char *small, size_t cap, uint64_t small_id)
+{
+    if (buf == small)
+        cg__mem_release(sizeof(cg__mem_hdr) + cap, small_id);
+    else
+        cg__free(buf);
+}
 
 cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_diag *diag)
 {
     /* Eight cells at a time through cg__cells8 (64 with AVX-512), rows
      * gathered into one buffer of about 64 KiB per write call (or the
-     * map's, if smaller: a batch writes many small maps, each with a
-     * buffer of its own). */
+     * map's, if smaller). */
     size_t rowlen = (size_t)g->w + 1;
     size_t rows_per_buf = 65536 / rowlen ? 65536 / rowlen : 1;
     if (rows_per_buf > g->h)
@@ -215,37 +243,52 @@ cg_status cg__write_ascii(const cg_grid *g, cg_write_fn write, void *ctx, cg_dia
 #endif
     /* Room for whole words: a row is formatted in 64-cell units. */
     size_t cap = (rows_per_buf - 1) * rowlen + g->nw * 64 + 1;
-    char *buf = cg__malloc(cap);
+    /* A small map's buffer is on the stack: a batch writes many, and a
+     * block of a few KiB a map costs malloc more than its formatting. It
+     * is counted against the budget as the block would be (core/mem.h), so
+     * a budget refuses the same maps either way. */
+    char small[SMALL_BUF];
+    uint64_t small_id = 0;
+    char *buf;
+    if (cap <= sizeof small) {
+        buf = cg__mem_fits(cap, &small_id) ? small : NULL;
+    } else {
+        buf = cg__malloc(cap);
+    }
     if (!buf) {
         cg__diag(diag, 0, 0, "out of memory");
         return CG_ENOMEM;
     }
-    size_t used = 0, mi = 0;
-    for (uint32_t y = 0; y < g->h; y++) {
-        const uint64_t *row = cg__row(g, y);
-        char *p = buf + used;
+    size_t mi = 0;
+    for (uint32_t y0 = 0; y0 < g->h;) {
+        /* The buffer's rows: their cells and newlines, then the markers
+         * and the reach on top (neither touches a newline). */
+        uint32_t y1 = g->h - y0 > rows_per_buf ? y0 + (uint32_t)rows_per_buf : g->h;
 #if defined(CG__HAVE_X86)
         if (wide)
-            row_chars_avx512(p, row, g->nw);
+            rows_avx512(buf, g, y0, y1, rowlen);
         else
 #endif
-            row_chars(p, row, g->nw, last);
-        for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
-            p[g->marks[mi].x] = (char)g->marks[mi].sym;
-        if (g->reach)
-            overlay_reach(g->reach, y, p);
-        p[g->w] = '\n';
-        used += rowlen;
-        if (used + g->nw * 64 + 1 > cap || y + 1 == g->h) {
-            if (write(ctx, buf, used) != 0) {
-                cg__free(buf);
-                cg__diag(diag, 0, 0, "write failed");
-                return CG_EIO;
+            for (uint32_t y = y0; y < y1; y++) {
+                char *p = buf + (size_t)(y - y0) * rowlen;
+                row_chars(p, cg__row(g, y), g->nw, last);
+                p[g->w] = '\n';
             }
-            used = 0;
+        for (uint32_t y = y0; y < y1 && (mi < g->nmarks || g->reach); y++) {
+            char *p = buf + (size_t)(y - y0) * rowlen;
+            for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
+                p[g->marks[mi].x] = (char)g->marks[mi].sym;
+            if (g->reach)
+                overlay_reach(g->reach, y, p);
         }
+        if (write(ctx, buf, (size_t)(y1 - y0) * rowlen) != 0) {
+            release(buf, small, cap, small_id);
+            cg__diag(diag, 0, 0, "write failed");
+            return CG_EIO;
+        }
+        y0 = y1;
     }
-    cg__free(buf);
+    release(buf, small, cap, small_id);
     return CG_OK;
 }
 
