@@ -104,7 +104,7 @@ static void in_place_passes_on_uniform_and_checkered_maps(void **state)
             uint8_t *cells = tu_alloc_cells(w, h);
             tu_random_cells(cells, w, h, 0.5, &rng);
             for (int k = 0; k < w * h && kind < 3; k++)
-                cells[k] = kind == 0 ? 1 : kind == 1 ? 0 : (uint8_t)((k % w + k / w) % 2);
+                cells[k] = (uint8_t)(kind == 0 ? 1 : kind == 1 ? 0 : (k % w + k / w) % 2);
             cg_grid *in = tu_grid_from_cells(cells, w, h);
             free(cells);
             check("generations 2 r1=5 r2=2\nsmooth 1 walls=4\nrule 1 floor=4..9\n"
