@@ -27,7 +27,7 @@
 typedef struct pipeline_facts {
     uint64_t id;                  /* unique in the process: keys the memo of run_plan_memory */
     uint32_t default_w, default_h; /* cg_pipeline_default_size */
-    const cg__step *min_size;     /* the last `size min=` line, or NULL */
+    size_t min_size;              /* the last `size min=` line, or SIZE_MAX */
     uint64_t downscale;           /* the product of the downscale factors, capped */
     int uses_seed;                /* cg_pipeline_uses_seed */
     int shrinks;                  /* a step replaces the grids (downscale) */
@@ -40,13 +40,13 @@ struct cg_pipeline {
     pipeline_facts facts;
 };
 
-static void find_facts(cg_pipeline *pipeline);
+static void find_facts(cg_pipeline *pipeline, size_t from);
 
 cg_status cg_pipeline_new(cg_pipeline **out)
 {
     *out = cg__calloc(1, sizeof **out);
     if (*out)
-        find_facts(*out);
+        find_facts(*out, 0);
     return *out ? CG_OK : CG_ENOMEM;
 }
 
@@ -60,8 +60,9 @@ void cg_pipeline_free(cg_pipeline *pipeline)
 
 cg_status cg_pipeline_parse(cg_pipeline *pipeline, const char *text, size_t len, cg_diag *diag)
 {
+    size_t before = pipeline->n;
     cg_status st = cg__parse_steps(text, len, &pipeline->steps, &pipeline->n, &pipeline->cap, diag);
-    find_facts(pipeline);
+    find_facts(pipeline, pipeline->n >= before ? before : 0);
     return st;
 }
 
@@ -79,34 +80,11 @@ void cg_pipeline_default_size(const cg_pipeline *pipeline, uint32_t *width, uint
     *height = pipeline->facts.default_h;
 }
 
-static void default_size(const cg_pipeline *pipeline, uint32_t *width, uint32_t *height)
-{
-    *width = DEFAULT_WIDTH;
-    *height = DEFAULT_HEIGHT;
-    for (size_t i = 0; i < pipeline->n; i++) {
-        const cg__step *s = &pipeline->steps[i];
-        if (s->def->setting && s->u.size.w) {
-            *width = s->u.size.w;
-            *height = s->u.size.h;
-        }
-    }
-}
-
 /* The last `size min=` line, or NULL. */
 static const cg__step *min_size_step(const cg_pipeline *pipeline)
 {
-    return pipeline->facts.min_size;
-}
-
-static const cg__step *find_min_size_step(const cg_pipeline *pipeline)
-{
-    const cg__step *found = NULL;
-    for (size_t i = 0; i < pipeline->n; i++) {
-        const cg__step *s = &pipeline->steps[i];
-        if (s->def->setting && s->u.size.min_w)
-            found = s;
-    }
-    return found;
+    size_t i = pipeline->facts.min_size;
+    return i == SIZE_MAX ? NULL : &pipeline->steps[i];
 }
 
 void cg_pipeline_min_size(const cg_pipeline *pipeline, uint32_t *width, uint32_t *height)
@@ -135,31 +113,11 @@ int cg_pipeline_uses_seed(const cg_pipeline *pipeline)
     return pipeline->facts.uses_seed;
 }
 
-static int find_uses_seed(const cg_pipeline *pipeline)
-{
-    for (size_t i = 0; i < pipeline->n; i++)
-        if (pipeline->steps[i].def->rand_kind)
-            return 1;
-    return 0;
-}
-
 /* The product of the downscale factors: the run starts that much larger.
  * Capped just above CG_MAX_DIM so it cannot overflow. */
 static uint64_t downscale_factor(const cg_pipeline *pipeline)
 {
     return pipeline->facts.downscale;
-}
-
-static uint64_t find_downscale_factor(const cg_pipeline *pipeline)
-{
-    uint64_t f = 1;
-    for (size_t i = 0; i < pipeline->n; i++)
-        if (pipeline->steps[i].def->shrink) {
-            f *= pipeline->steps[i].def->shrink(&pipeline->steps[i]);
-            if (f > CG_MAX_DIM)
-                f = (uint64_t)CG_MAX_DIM + 1;
-        }
-    return f;
 }
 
 cg_status cg_pipeline_start_size(const cg_pipeline *pipeline, uint32_t width, uint32_t height,
@@ -224,25 +182,38 @@ static const cg__step *walk_next(step_walk *w)
 
 static atomic_uint_fast64_t next_pipeline_id = 1;
 
-static void find_facts(cg_pipeline *pipeline)
+/* Folds steps from.. into the facts (from 0: afresh), so that a pipeline
+ * parsed a line at a time costs a walk over each step once, not over all
+ * of them at every line. */
+static void find_facts(cg_pipeline *pipeline, size_t from)
 {
     pipeline_facts *f = &pipeline->facts;
     f->id = (uint64_t)atomic_fetch_add_explicit(&next_pipeline_id, 1, memory_order_relaxed);
-    default_size(pipeline, &f->default_w, &f->default_h);
-    f->min_size = find_min_size_step(pipeline);
-    f->downscale = find_downscale_factor(pipeline);
-    f->uses_seed = find_uses_seed(pipeline);
-    f->shrinks = 0;
-    for (size_t i = 0; i < pipeline->n; i++)
-        f->shrinks |= pipeline->steps[i].def->shrink != NULL;
-    f->first_pass = f->last_pass = SIZE_MAX;
-    for (size_t i = 0; i < pipeline->n; i++) {
+    if (from == 0)
+        *f = (pipeline_facts){.id = f->id, .default_w = DEFAULT_WIDTH,
+                              .default_h = DEFAULT_HEIGHT, .min_size = SIZE_MAX,
+                              .downscale = 1, .first_pass = SIZE_MAX, .last_pass = SIZE_MAX};
+    for (size_t i = from; i < pipeline->n; i++) {
         const cg__step *s = &pipeline->steps[i];
-        if (!needs_scratch(s))
-            continue;
-        f->last_pass = i;
-        if (f->first_pass == SIZE_MAX && s->def->run)
-            f->first_pass = i;
+        if (s->def->setting && s->u.size.w) {
+            f->default_w = s->u.size.w;
+            f->default_h = s->u.size.h;
+        }
+        if (s->def->setting && s->u.size.min_w)
+            f->min_size = i;
+        if (s->def->shrink) {
+            /* Capped just above CG_MAX_DIM so it cannot overflow. */
+            f->downscale *= s->def->shrink(s);
+            if (f->downscale > CG_MAX_DIM)
+                f->downscale = (uint64_t)CG_MAX_DIM + 1;
+            f->shrinks = 1;
+        }
+        f->uses_seed |= s->def->rand_kind != 0;
+        if (needs_scratch(s)) {
+            f->last_pass = i;
+            if (f->first_pass == SIZE_MAX && s->def->run)
+                f->first_pass = i;
+        }
     }
 }
 
