@@ -91,6 +91,53 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Keeps only the roots of a stripe's labelling, renumbered 0, 1, ... in
+ * the same order (so still in scan order of their first cells, and label 0
+ * still the outside): the stripes wait for one another with only their
+ * roots held, which keeps the striped removal within the serial one's
+ * memory. parent[] of a root first becomes its new number, through which
+ * the edge lists are renumbered; row_first becomes the roots made before
+ * each row. */
+static void keep_roots(stripe *s)
+{
+    cg__labeller *lb = &s->lb;
+    uint32_t *parent = lb->parent, *rf = lb->row_first;
+    uint32_t y = 0, cnt = 0;
+    for (size_t l = 0; l < lb->n; l++) {
+        while (y < lb->rows && rf[y] == l)
+            rf[y++] = cnt;
+        if (parent[l] != l)
+            continue;
+        lb->first_x[cnt] = lb->first_x[l];
+        lb->size[cnt] = lb->size[l];
+        parent[l] = cnt++;
+    }
+    while (y < lb->rows)
+        rf[y++] = cnt;
+    for (size_t k = 0; k < s->ntop; k++)
+        s->top[k] = parent[s->top[k]];
+    for (size_t k = 0; k < s->nbot; k++)
+        s->bot[k] = parent[s->bot[k]];
+    for (size_t k = 0; k < s->nedge; k++)
+        s->edge[k] = parent[s->edge[k]];
+    for (uint32_t k = 0; k < cnt; k++)
+        parent[k] = k;
+    lb->n = cnt;
+    /* Smaller blocks, or the same where realloc cannot shrink them. */
+    const size_t c = cnt ? cnt : 1;
+    uint32_t *p = cg__realloc(lb->parent, c * sizeof *p);
+    if (p)
+        lb->parent = p;
+    uint64_t *z = cg__realloc(lb->size, c * sizeof *z);
+    if (z)
+        lb->size = z;
+    uint32_t *fx = cg__realloc(lb->first_x, c * sizeof *fx);
+    if (fx)
+        lb->first_x = fx;
+    if (p && z && fx)
+        lb->cap = cnt;
+}
+
 /* Task i: labels stripe i; its edge labels become roots, and the roots on
  * an edge a sorted list. */
 static void label_task(void *arg, size_t i)
@@ -124,6 +171,7 @@ static void label_task(void *arg, size_t i)
             e[u++] = e[k];
     s->edge = e;
     s->nedge = u;
+    keep_roots(s);
 }
 
 /* Task i: flips the small regions inside stripe i, in a view of its rows. */
