@@ -70,8 +70,8 @@ static int same_words(const cg_grid *a, const cg_grid *b)
 static cg_grid *run(const char *text, const cg_grid *input, cg_parallel_fn par)
 {
     cg_pipeline *p = tu_pipeline(text);
-    cg_run_options o = {.seed = 1, .width = input->w, .height = input->h, .input = input,
-                        .parallel = par};
+    cg_run_options o = {
+        .seed = 1, .width = input->w, .height = input->h, .input = input, .parallel = par};
     cg_grid *g = NULL;
     cg_diag diag = {0};
     cg_status st = cg_pipeline_run(p, &o, &g, NULL, &diag);
@@ -109,8 +109,8 @@ static void check(const uint8_t *cells, int w, int h, int walls, int64_t min, co
             cg_grid *got = run(text, in, loops[k]);
             if (!same_words(serial, got)) {
                 cg__regions_set_stripe_rows(0);
-                snprintf(msg, sizeof msg, "'%s' on %dx%d %s, stripes of %u rows, loop %zu", text,
-                         w, h, what, stripe_heights[s], k);
+                snprintf(msg, sizeof msg, "'%s' on %dx%d %s, stripes of %u rows, loop %zu", text, w,
+                         h, what, stripe_heights[s], k);
                 tu_assert_grid_equals(got, want, w, h, msg);
                 print_error("%s: same cells, other words\n", msg);
                 fail();
@@ -135,8 +135,8 @@ static void check_all(const uint8_t *cells, int w, int h, const char *what)
 }
 
 static const int sizes[][2] = {
-    {1, 1},   {1, 2},   {2, 1},   {1, 40},  {40, 1},  {3, 3},   {5, 9},   {63, 9},  {64, 10},
-    {65, 11}, {131, 8}, {7, 31},  {63, 20}, {64, 21}, {65, 22}, {131, 23}, {200, 41},
+    {1, 1},   {1, 2},   {2, 1},  {1, 40},  {40, 1},  {3, 3},   {5, 9},    {63, 9},   {64, 10},
+    {65, 11}, {131, 8}, {7, 31}, {63, 20}, {64, 21}, {65, 22}, {131, 23}, {200, 41},
 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 
@@ -166,17 +166,26 @@ static void striped_removal_matches_serial_on_random_maps(void **state)
 static uint8_t pattern_cell(int k, int x, int y, int w, int h)
 {
     switch (k) {
-    case 0: return 1;                              /* all wall */
-    case 1: return 0;                              /* all floor */
-    case 2: return (uint8_t)((x + y) & 1);         /* checkerboard: every cell a region */
-    case 3: return (uint8_t)(x & 1);               /* vertical lines crossing every boundary */
-    case 4: return (uint8_t)(x % 3 == 1);          /* the same, two wide */
-    case 5: return (uint8_t)(y & 1);               /* bands: regions at every boundary row */
-    case 6: return (uint8_t)(y % 3 == 2);          /* bands two high */
+    case 0:
+        return 1; /* all wall */
+    case 1:
+        return 0; /* all floor */
+    case 2:
+        return (uint8_t)((x + y) & 1); /* checkerboard: every cell a region */
+    case 3:
+        return (uint8_t)(x & 1); /* vertical lines crossing every boundary */
+    case 4:
+        return (uint8_t)(x % 3 == 1); /* the same, two wide */
+    case 5:
+        return (uint8_t)(y & 1); /* bands: regions at every boundary row */
+    case 6:
+        return (uint8_t)(y % 3 == 2); /* bands two high */
     /* Combs: columns joined only along the last row (or the first), so they
      * are one region through the stripes below (or above) them. */
-    case 7: return (uint8_t)(x % 4 == 3 && y + 1 < h);
-    case 8: return (uint8_t)(x % 4 == 3 && y > 0);
+    case 7:
+        return (uint8_t)(x % 4 == 3 && y + 1 < h);
+    case 8:
+        return (uint8_t)(x % 4 == 3 && y > 0);
     /* A spiral-ish maze of rings: regions that leave and re-enter stripes. */
     case 9: {
         int d = x < y ? x : y;
@@ -186,7 +195,8 @@ static uint8_t pattern_cell(int k, int x, int y, int w, int h)
     }
     /* Small blocks of 2x2 floor on a grid of walls: each sits across
      * a boundary for some stripe height. */
-    default: return (uint8_t)(!(x % 3 < 2 && y % 3 < 2));
+    default:
+        return (uint8_t)(!(x % 3 < 2 && y % 3 < 2));
     }
 }
 
