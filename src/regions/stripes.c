@@ -53,6 +53,7 @@ typedef struct stripe {
     size_t ntop, nbot;
     uint32_t *edge; /* the roots among them, increasing (with walls, 0 too) */
     size_t nedge;
+    uint64_t made; /* labels made, before only the roots were kept */
     cg_status st;
     int any; /* a region flipped */
 } stripe;
@@ -171,6 +172,7 @@ static void label_task(void *arg, size_t i)
             e[u++] = e[k];
     s->edge = e;
     s->nedge = u;
+    s->made = s->lb.n;
     keep_roots(s);
 }
 
@@ -351,14 +353,24 @@ static cg_status remove_striped(cg_grid *g, int walls, uint64_t min, const cg__p
     cg_status st = CG_OK;
     for (size_t i = 0; i < n && st == CG_OK; i++)
         st = s[i].st;
-    /* What the other threads allocated counts against this run's budget
-     * now, while it is held. */
+    /* The other threads allocated outside the run's budget. What is
+     * admitted instead is what the serial labeller would hold for as many
+     * labels as the stripes made (at least its own count: a stripe's first
+     * row starts a label per run) at its peak, growing them - an amount
+     * that does not depend on the threads, and not below the serial path's. */
     uint64_t held = 0, id = 0;
     int admitted = 0;
     if (st == CG_OK && par && par->fn && n > 1) {
+        uint64_t made = 0, cap = 1024;
         for (size_t i = 0; i < n; i++)
-            held += s[i].lb.cap * 16 + ((uint64_t)s[i].lb.rows + 1) * 4 +
-                    (s[i].ntop + s[i].nbot + s[i].nedge) * 4;
+            made += s[i].made;
+        while (cap < made && cap < UINT32_MAX)
+            cap *= 2;
+        /* While the last of the three arrays of 16 bytes a label grows, the
+         * old block is held too: 18 bytes a label at the peak; then the
+         * labeller's rows and row buffers (cg__label_rows). */
+        held = cap * (cap > 1024 ? 18 : 16) + ((uint64_t)g->h + 1) * 4 + 5 * (uint64_t)g->nw * 8 +
+               (2 * ((uint64_t)g->nw + 1) + 11 * ((uint64_t)g->w / 2 + 24)) * 4;
         if (held > SIZE_MAX || !cg__mem_admit((size_t)held, &id))
             st = CG_ENOMEM;
         else
