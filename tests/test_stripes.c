@@ -253,12 +253,62 @@ static void striped_removal_drops_markers_as_serial(void **state)
     cg_pipeline_free(p);
 }
 
+/* A map big enough for the stripes without the hook (2^24 cells): with a
+ * loop it is cut by its size alone, and equals the serial map; under a
+ * memory limit, the stripes never fit where the serial path does not. */
+static void a_big_map_goes_in_stripes_with_a_loop_only(void **state)
+{
+    (void)state;
+    cg__regions_set_stripe_rows(0); /* (a failed test before may have left it set) */
+    static const char *const text = "fill 45\n"
+                                    "generations 3 r1=5 r2=-1\n"
+                                    "remove-floor min=50\n"
+                                    "remove-walls min=50\n"
+                                    "fill 58\n"
+                                    "generations 2 r1=5 r2=-1\n"
+                                    "remove-floor min=400\n"
+                                    "remove-walls min=400\n";
+    cg_pipeline *p = tu_pipeline(text);
+    cg_grid *want = NULL;
+    uint64_t peak = 0;
+    for (size_t k = 0; k < sizeof loops / sizeof loops[0]; k++) {
+        cg_run_options o = {.seed = 3, .width = 4096, .height = 4096, .parallel = loops[k]};
+        cg_run_info stats = {0};
+        cg_grid *g = NULL;
+        cg_diag diag = {0};
+        assert_int_equal(cg_pipeline_run(p, &o, &g, &stats, &diag), CG_OK);
+        if (!want) {
+            want = g;
+            peak = stats.peak_memory;
+        } else {
+            assert_true(same_words(want, g));
+            cg_grid_free(g);
+        }
+    }
+    for (uint64_t limit = peak - peak / 8; limit <= peak + peak / 32; limit += peak / 32) {
+        cg_run_options o = {.seed = 3, .width = 4096, .height = 4096, .max_memory = limit};
+        cg_grid *g = NULL;
+        cg_diag diag = {0};
+        const cg_status serial = cg_pipeline_run(p, &o, &g, NULL, &diag);
+        cg_grid_free(g);
+        g = NULL;
+        o.parallel = threads_for;
+        const cg_status striped = cg_pipeline_run(p, &o, &g, NULL, &diag);
+        cg_grid_free(g);
+        if (serial != CG_OK)
+            assert_int_not_equal(striped, CG_OK);
+    }
+    cg_grid_free(want);
+    cg_pipeline_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(striped_removal_matches_serial_on_random_maps),
         cmocka_unit_test(striped_removal_matches_serial_on_patterns),
         cmocka_unit_test(striped_removal_drops_markers_as_serial),
+        cmocka_unit_test(a_big_map_goes_in_stripes_with_a_loop_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
