@@ -99,7 +99,7 @@ static int cmp_u32(const void *a, const void *b)
  * memory. parent[] of a root first becomes its new number, through which
  * the edge lists are renumbered; row_first becomes the roots made before
  * each row. */
-static void keep_roots(stripe *s)
+static cg_status keep_roots(stripe *s)
 {
     cg__labeller *lb = &s->lb;
     uint32_t *parent = lb->parent, *rf = lb->row_first;
@@ -124,19 +124,23 @@ static void keep_roots(stripe *s)
     for (uint32_t k = 0; k < cnt; k++)
         parent[k] = k;
     lb->n = cnt;
-    /* Smaller blocks, or the same where realloc cannot shrink them. */
+    /* Smaller blocks (a failure here is one like any other: the library
+     * fails every run whose allocation fails, never only sometimes). */
     const size_t c = cnt ? cnt : 1;
     uint32_t *p = cg__realloc(lb->parent, c * sizeof *p);
-    if (p)
-        lb->parent = p;
+    if (!p)
+        return CG_ENOMEM;
+    lb->parent = p;
     uint64_t *z = cg__realloc(lb->size, c * sizeof *z);
-    if (z)
-        lb->size = z;
+    if (!z)
+        return CG_ENOMEM;
+    lb->size = z;
     uint32_t *fx = cg__realloc(lb->first_x, c * sizeof *fx);
-    if (fx)
-        lb->first_x = fx;
-    if (p && z && fx)
-        lb->cap = cnt;
+    if (!fx)
+        return CG_ENOMEM;
+    lb->first_x = fx;
+    lb->cap = cnt;
+    return CG_OK;
 }
 
 /* Task i: labels stripe i; its edge labels become roots, and the roots on
@@ -173,7 +177,7 @@ static void label_task(void *arg, size_t i)
     s->edge = e;
     s->nedge = u;
     s->made = s->lb.n;
-    keep_roots(s);
+    s->st = keep_roots(s);
 }
 
 /* Task i: flips the small regions inside stripe i, in a view of its rows. */
