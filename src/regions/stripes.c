@@ -5,11 +5,10 @@
  * Each stripe is labelled on its own by the run-based labeller
  * (cg__label_rows: its own label arrays, O(width + labels)), which records
  * the labels of the runs of its first and last rows. The stripes are then
- * joined as in the block-based parallel labelling of connected components
- * (e.g. Niknam, Thulasiraman & Camorlinga, "A parallel algorithm for
- * connected component labelling of gray-scale images on homogeneous
- * multicore architectures", 2010; Gupta et al., "A parallel block-based
- * connected-component labeling", 2010): a union-find over the roots that
+ * joined as in strip-parallel connected-component labelling (label each
+ * strip, then merge the labels along the strip borders; e.g. Cabaret,
+ * Lacassagne & Etiemble, "Parallel Light Speed Labeling", 2018): a
+ * union-find over the roots that
  * touch a stripe's first or last row only - O(width) per stripe - unites,
  * at each boundary, the roots of the overlapping runs of the last row above
  * and the first row below; sizes are summed at the global roots, which are
