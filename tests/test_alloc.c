@@ -329,6 +329,26 @@ static void a_pipeline_of_every_step_fails_cleanly_at_each_allocation(void **sta
     inject_all("maze and reach", run_pipeline, &mc);
 }
 
+/* src/regions/regions.h: cuts every map into stripes of n rows for
+ * remove-floor / remove-walls (tests only). */
+void cg__regions_set_stripe_rows(uint32_t n);
+
+/* The striped removal (regions/stripes.c), forced onto a small map: its
+ * labels, edge lists and joins fail cleanly too. */
+static void the_striped_removal_fails_cleanly_at_each_allocation(void **state)
+{
+    (void)state;
+    static const char text[] = "size 40x24\n"
+                               "fill 47.5\n"
+                               "generations 2 r1=5 r2=-1\n"
+                               "remove-floor min=4\n"
+                               "remove-walls min=300\n";
+    run_case rc = {text, sizeof text - 1, 0, 0, 7};
+    cg__regions_set_stripe_rows(5);
+    inject_all("striped removal", run_pipeline, &rc);
+    cg__regions_set_stripe_rows(0);
+}
+
 static void every_format_fails_cleanly_at_each_allocation(void **state)
 {
     (void)state;
@@ -650,6 +670,7 @@ int main(void)
         cmocka_unit_test_setup(every_preset_fails_cleanly_at_each_allocation, disarm),
         cmocka_unit_test_setup(a_pipeline_of_every_step_fails_cleanly_at_each_allocation,
                                disarm),
+        cmocka_unit_test_setup(the_striped_removal_fails_cleanly_at_each_allocation, disarm),
         cmocka_unit_test_setup(every_format_fails_cleanly_at_each_allocation, disarm),
         cmocka_unit_test_setup(reading_and_analysis_fail_cleanly_at_each_allocation, disarm),
         cmocka_unit_test_setup_teardown(the_tool_fails_cleanly_at_each_allocation,

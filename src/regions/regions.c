@@ -407,8 +407,8 @@ typedef struct lbufs {
 } lbufs;
 
 /* The pass over the rows (see the top of the file). */
-CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, lbufs *b, cg__row_hook hook,
-                                void *ctx, int vec)
+CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, uint32_t y0, uint32_t y1,
+                                lbufs *b, cg__row_hook hook, void *ctx, int vec)
 {
     const int walls = lb->walls;
     const uint64_t flip = walls ? 0 : ~UINT64_C(0);
@@ -417,8 +417,8 @@ CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, lbufs *b, cg
     cg_status st = CG_OK;
     lrow *prev = &b->rows[0], *cur = &b->rows[1];
     prev->n = 0;
-    for (uint32_t y = 0; y < h; y++) {
-        lb->row_first[y] = (uint32_t)lb->n;
+    for (uint32_t y = y0; y < y1; y++) {
+        lb->row_first[y - y0] = (uint32_t)lb->n;
         read_row(g, y, flip, cur, b->ends, vec);
         const size_t n = cur->n;
         uint32_t *lab = cur->label;
@@ -492,18 +492,19 @@ CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, lbufs *b, cg
     return st;
 }
 
-static cg_status label_rows_base(cg__labeller *lb, const cg_grid *g, lbufs *b, cg__row_hook hook,
-                                 void *ctx)
+static cg_status label_rows_base(cg__labeller *lb, const cg_grid *g, uint32_t y0, uint32_t y1,
+                                 lbufs *b, cg__row_hook hook, void *ctx)
 {
-    return label_rows(lb, g, b, hook, ctx, 0);
+    return label_rows(lb, g, y0, y1, b, hook, ctx, 0);
 }
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 #define CG__HAVE_POPCNT_PATH 1
 __attribute__((target("popcnt,bmi,bmi2,lzcnt"))) static cg_status
-label_rows_popcnt(cg__labeller *lb, const cg_grid *g, lbufs *b, cg__row_hook hook, void *ctx)
+label_rows_popcnt(cg__labeller *lb, const cg_grid *g, uint32_t y0, uint32_t y1, lbufs *b,
+                  cg__row_hook hook, void *ctx)
 {
-    return label_rows(lb, g, b, hook, ctx, 0);
+    return label_rows(lb, g, y0, y1, b, hook, ctx, 0);
 }
 #endif
 
@@ -511,9 +512,10 @@ label_rows_popcnt(cg__labeller *lb, const cg_grid *g, lbufs *b, cg__row_hook hoo
 /* The third copy, for the AVX-512 VBMI2 kernel path: runs flattened with
  * VPCOMPRESSB, the runs shared with the row above ranked by VPOPCNTQ. */
 __attribute__((target(CG__TARGET_VBMI2))) static cg_status
-label_rows_vbmi2(cg__labeller *lb, const cg_grid *g, lbufs *b, cg__row_hook hook, void *ctx)
+label_rows_vbmi2(cg__labeller *lb, const cg_grid *g, uint32_t y0, uint32_t y1, lbufs *b,
+                 cg__row_hook hook, void *ctx)
 {
-    return label_rows(lb, g, b, hook, ctx, 1);
+    return label_rows(lb, g, y0, y1, b, hook, ctx, 1);
 }
 #endif
 
@@ -539,22 +541,28 @@ int cg__regions_popcnt(void)
  * kernel path where the CPU has VPOPCNTQ too (so forcing another kernel
  * path tests the others), else
  * POPCNT/BMI where there, else the baseline. */
-static cg_status label_rows_best(cg__labeller *lb, const cg_grid *g, lbufs *b, cg__row_hook hook,
-                                 void *ctx)
+static cg_status label_rows_best(cg__labeller *lb, const cg_grid *g, uint32_t y0, uint32_t y1,
+                                 lbufs *b, cg__row_hook hook, void *ctx)
 {
 #if defined(CG__HAVE_POPCNT_PATH)
     if (cg__regions_popcnt()) {
 #if defined(CG__HAVE_X86)
         if (cg__kernel_path() == CG__PATH_AVX512VBMI2 && __builtin_cpu_supports("avx512vpopcntdq"))
-            return label_rows_vbmi2(lb, g, b, hook, ctx);
+            return label_rows_vbmi2(lb, g, y0, y1, b, hook, ctx);
 #endif
-        return label_rows_popcnt(lb, g, b, hook, ctx);
+        return label_rows_popcnt(lb, g, y0, y1, b, hook, ctx);
     }
 #endif
-    return label_rows_base(lb, g, b, hook, ctx);
+    return label_rows_base(lb, g, y0, y1, b, hook, ctx);
 }
 
 cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook hook, void *ctx)
+{
+    return cg__label_rows(lb, g, walls, 0, g->h, hook, ctx);
+}
+
+cg_status cg__label_rows(cg__labeller *lb, const cg_grid *g, int walls, uint32_t y0, uint32_t y1,
+                         cg__row_hook hook, void *ctx)
 {
     memset(lb, 0, sizeof *lb);
     lb->walls = walls;
@@ -564,8 +572,8 @@ cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook 
     lbufs b;
     uint64_t *words = cg__malloc(5 * nw * sizeof *words);
     uint32_t *ints = cg__malloc((2 * (nw + 1) + 11 * rcap) * sizeof *ints);
-    lb->row_first = cg__malloc(((size_t)g->h + 1) * sizeof *lb->row_first);
-    lb->rows = g->h;
+    lb->row_first = cg__malloc(((size_t)(y1 - y0) + 1) * sizeof *lb->row_first);
+    lb->rows = y1 - y0;
     cg_status st = words && ints && lb->row_first ? CG_OK : CG_ENOMEM;
     if (st == CG_OK) {
         for (int k = 0; k < 2; k++) {
@@ -588,7 +596,7 @@ cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook 
             st = labels_push(lb, 0);
     }
     if (st == CG_OK) {
-        st = label_rows_best(lb, g, &b, hook, ctx);
+        st = label_rows_best(lb, g, y0, y1, &b, hook, ctx);
     }
     cg__free(words);
     cg__free(ints);
@@ -978,6 +986,37 @@ cg_status cg__flip_regions_unless(cg_grid *g, const cg__labeller *lb, const uint
     return st;
 }
 
+cg_status cg__flip_small_roots(cg_grid *g, const cg__labeller *lb, uint64_t min,
+                               const uint32_t *skip, size_t nskip, int *any)
+{
+    span_stack stack = {0};
+    cg_status st = CG_OK;
+    const int fast = cg__regions_popcnt();
+    uint32_t y = 0;
+    size_t k = 0;
+    for (size_t l = 0; l < lb->n && st == CG_OK; l++) {
+        if (lb->parent[l] != l)
+            continue;
+        while (k < nskip && skip[k] < l)
+            k++;
+        if ((k < nskip && skip[k] == l) || keep_min_size(lb, (uint32_t)l, min))
+            continue;
+        y = label_row(lb, (uint32_t)l, y);
+        st = flip_region(g, lb->first_x[l], y, lb->size[l], lb->walls, &stack, fast);
+        *any = 1;
+    }
+    cg__free(stack.v);
+    return st;
+}
+
+cg_status cg__flip_region_at(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
+{
+    span_stack stack = {0};
+    cg_status st = flip_region(g, x, y, size, walls, &stack, cg__regions_popcnt());
+    cg__free(stack.v);
+    return st;
+}
+
 cg_status cg__keep_largest_floor(cg_grid *g)
 {
     cg__labeller lb;
@@ -1019,12 +1058,14 @@ static cg_status out_of_memory(cg__run *run, cg_status st, const char *what)
 
 static cg_status run_remove_floor(const cg__step *step, cg__run *run)
 {
-    return out_of_memory(run, cg__remove_small(run->grid, 0, step->u.regions.min), "remove-floor");
+    return out_of_memory(run, cg__remove_small_par(run->grid, 0, step->u.regions.min, run->par),
+                         "remove-floor");
 }
 
 static cg_status run_remove_walls(const cg__step *step, cg__run *run)
 {
-    return out_of_memory(run, cg__remove_small(run->grid, 1, step->u.regions.min), "remove-walls");
+    return out_of_memory(run, cg__remove_small_par(run->grid, 1, step->u.regions.min, run->par),
+                         "remove-walls");
 }
 
 static cg_status run_keep_largest(const cg__step *step, cg__run *run)

@@ -40,6 +40,14 @@ cg_status cg__label(cg__labeller *lb, const cg_grid *g, int walls, cg__row_hook 
 
 void cg__labeller_free(cg__labeller *lb);
 
+/* cg__label over rows y0 .. y1-1 of g alone, as if the rows above and
+ * below were of the other kind - except that, with walls, the map's own
+ * edges (rows 0 and h-1, columns 0 and w-1) still join label 0. The
+ * labelling's rows (row_first, cg__label_first) count from y0; hook gets
+ * the map's rows. */
+cg_status cg__label_rows(cg__labeller *lb, const cg_grid *g, int walls, uint32_t y0, uint32_t y1,
+                         cg__row_hook hook, void *ctx);
+
 /* TEST/BENCH ONLY, not thread-safe: nonzero makes cg__label and connect
  * use their baseline-ISA loops even where the POPCNT/BMI ones could run.
  * (cg__label's AVX-512 VBMI2 copy runs only on that kernel path:
@@ -71,6 +79,26 @@ cg_status cg__flip_regions_unless(cg_grid *g, const cg__labeller *lb, const uint
  * regions that do not touch the map's edge. Floor markers on removed cells
  * are dropped. */
 cg_status cg__remove_small(cg_grid *g, int walls, uint64_t min);
+
+/* The same, on a big map through par's loop in stripes of rows
+ * (regions/stripes.c); the same cells as cg__remove_small for any threads.
+ * par may be NULL. */
+struct cg__par;
+cg_status cg__remove_small_par(cg_grid *g, int walls, uint64_t min, const struct cg__par *par);
+
+/* TEST ONLY, not thread-safe: nonzero makes cg__remove_small_par cut every
+ * map, big or not, with or without a loop, into stripes of n rows. */
+void cg__regions_set_stripe_rows(uint32_t n);
+
+/* Flips, as cg__remove_small, the regions of a labelling (made from g,
+ * unchanged since) with fewer than min cells, but not the roots listed in
+ * skip (nskip of them, increasing); sets *any when one is flipped. */
+cg_status cg__flip_small_roots(cg_grid *g, const cg__labeller *lb, uint64_t min,
+                               const uint32_t *skip, size_t nskip, int *any);
+
+/* Flips the region of the kind (walls or floor) whose first cell in scan
+ * order is (x, y) and which has size cells. */
+cg_status cg__flip_region_at(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls);
 
 /* Floor regions of g: their number and the size of the largest (0, 0 for
  * no floor). Fails only with CG_ENOMEM / CG_EOVERFLOW. */

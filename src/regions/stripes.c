@@ -1,0 +1,414 @@
+/* regions/stripes.c - `remove-floor min=N` and `remove-walls min=N` on a big
+ * map through the run's parallel loop: row-parallel labelling.
+ *
+ * The map is cut into horizontal stripes of rows, fixed by its size alone.
+ * Each stripe is labelled on its own by the run-based labeller
+ * (cg__label_rows: its own label arrays, O(width + labels)), which records
+ * the labels of the runs of its first and last rows. The stripes are then
+ * joined as in strip-parallel connected-component labelling (label each
+ * strip, then merge the labels along the strip borders; e.g. Cabaret,
+ * Lacassagne & Etiemble, "Parallel Light Speed Labeling", 2018): a
+ * union-find over the roots that
+ * touch a stripe's first or last row only - O(width) per stripe - unites,
+ * at each boundary, the roots of the overlapping runs of the last row above
+ * and the first row below; sizes are summed at the global roots, which are
+ * the smallest (stripe, label), i.e. the region's first part in scan
+ * order, and with walls every stripe's outside (its label 0) is one.
+ *
+ * A region that touches neither boundary row of its stripe lies inside the
+ * stripe: its size is its stripe's, and the stripes flip those at once, each
+ * in a view of the grid holding its own rows only (a flood cannot leave
+ * them, so no two threads touch a word of the same row). The regions that
+ * cross or touch a boundary are flipped after, one at a time, by the flood
+ * from their first cell. Which regions go depends only on the regions and
+ * their sizes, so the cells are those of cg__remove_small for any stripes
+ * and any threads. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cells/par.h"
+#include "core/grid.h"
+#include "core/mem.h"
+#include "regions/regions.h"
+
+/* Maps of at least this many cells go in stripes when there is a loop; at
+ * most MAX_STRIPES stripes, of about STRIPE_CELLS cells each (the joins cost
+ * O(width) each, and their labels of two rows per stripe stay small). */
+#define STRIPED_CELLS (UINT64_C(1) << 24)
+#define STRIPE_CELLS (UINT64_C(1) << 22)
+#define MAX_STRIPES 64u
+
+static uint32_t forced_rows;
+
+void cg__regions_set_stripe_rows(uint32_t n)
+{
+    forced_rows = n;
+}
+
+typedef struct stripe {
+    uint32_t y0, y1;
+    cg__labeller lb;
+    uint32_t *top, *bot; /* labels (then roots, then global ids) of the runs of rows y0, y1-1 */
+    size_t ntop, nbot;
+    uint32_t *edge; /* the roots among them, increasing (with walls, 0 too) */
+    size_t nedge;
+    uint64_t made; /* labels made, before only the roots were kept */
+    cg_status st;
+    int any; /* a region flipped */
+} stripe;
+
+typedef struct job {
+    cg_grid *g;
+    int walls;
+    uint64_t min;
+    stripe *s;
+    uint32_t rows; /* per stripe (the last may have fewer) */
+} job;
+
+/* Keeps the labels of the stripe's first and last rows. */
+static void keep_edges(void *ctx, uint32_t y, const uint32_t *x0, const uint32_t *x1,
+                       const uint32_t *label, size_t n)
+{
+    (void)x0, (void)x1;
+    stripe *s = ctx;
+    for (int k = 0; k < 2; k++) {
+        if (y != (k ? s->y1 - 1 : s->y0))
+            continue;
+        uint32_t *l = cg__malloc((n ? n : 1) * sizeof *l);
+        if (!l) {
+            s->st = CG_ENOMEM;
+            return;
+        }
+        memcpy(l, label, n * sizeof *l);
+        *(k ? &s->bot : &s->top) = l;
+        *(k ? &s->nbot : &s->ntop) = n;
+    }
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Keeps only the roots of a stripe's labelling, renumbered 0, 1, ... in
+ * the same order (so still in scan order of their first cells, and label 0
+ * still the outside): the stripes wait for one another with only their
+ * roots held, which keeps the striped removal within the serial one's
+ * memory. parent[] of a root first becomes its new number, through which
+ * the edge lists are renumbered; row_first becomes the roots made before
+ * each row. */
+static cg_status keep_roots(stripe *s)
+{
+    cg__labeller *lb = &s->lb;
+    uint32_t *parent = lb->parent, *rf = lb->row_first;
+    uint32_t y = 0, cnt = 0;
+    for (size_t l = 0; l < lb->n; l++) {
+        while (y < lb->rows && rf[y] == l)
+            rf[y++] = cnt;
+        if (parent[l] != l)
+            continue;
+        lb->first_x[cnt] = lb->first_x[l];
+        lb->size[cnt] = lb->size[l];
+        parent[l] = cnt++;
+    }
+    while (y < lb->rows)
+        rf[y++] = cnt;
+    for (size_t k = 0; k < s->ntop; k++)
+        s->top[k] = parent[s->top[k]];
+    for (size_t k = 0; k < s->nbot; k++)
+        s->bot[k] = parent[s->bot[k]];
+    for (size_t k = 0; k < s->nedge; k++)
+        s->edge[k] = parent[s->edge[k]];
+    for (uint32_t k = 0; k < cnt; k++)
+        parent[k] = k;
+    lb->n = cnt;
+    /* Smaller blocks (a failure here is one like any other: the library
+     * fails every run whose allocation fails, never only sometimes). */
+    const size_t c = cnt ? cnt : 1;
+    uint32_t *p = cg__realloc(lb->parent, c * sizeof *p);
+    if (!p)
+        return CG_ENOMEM;
+    lb->parent = p;
+    uint64_t *z = cg__realloc(lb->size, c * sizeof *z);
+    if (!z)
+        return CG_ENOMEM;
+    lb->size = z;
+    uint32_t *fx = cg__realloc(lb->first_x, c * sizeof *fx);
+    if (!fx)
+        return CG_ENOMEM;
+    lb->first_x = fx;
+    lb->cap = cnt;
+    return CG_OK;
+}
+
+/* Task i: labels stripe i; its edge labels become roots, and the roots on
+ * an edge a sorted list. */
+static void label_task(void *arg, size_t i)
+{
+    const job *j = arg;
+    stripe *s = &j->s[i];
+    cg_status st = cg__label_rows(&s->lb, j->g, j->walls, s->y0, s->y1, keep_edges, s);
+    if (st != CG_OK) {
+        s->st = st;
+        return;
+    }
+    if (s->st != CG_OK)
+        return;
+    const uint32_t *parent = s->lb.parent;
+    uint32_t *e = cg__malloc((s->ntop + s->nbot + 1) * sizeof *e);
+    if (!e) {
+        s->st = CG_ENOMEM;
+        return;
+    }
+    size_t n = 0;
+    if (j->walls)
+        e[n++] = 0;
+    for (size_t k = 0; k < s->ntop; k++)
+        e[n++] = s->top[k] = parent[s->top[k]];
+    for (size_t k = 0; k < s->nbot; k++)
+        e[n++] = s->bot[k] = parent[s->bot[k]];
+    qsort(e, n, sizeof *e, cmp_u32);
+    size_t u = 0;
+    for (size_t k = 0; k < n; k++)
+        if (u == 0 || e[k] != e[u - 1])
+            e[u++] = e[k];
+    s->edge = e;
+    s->nedge = u;
+    s->made = s->lb.n;
+    s->st = keep_roots(s);
+}
+
+/* Task i: flips the small regions inside stripe i, in a view of its rows. */
+static void flip_task(void *arg, size_t i)
+{
+    const job *j = arg;
+    stripe *s = &j->s[i];
+    cg_grid view = *j->g;
+    view.h = s->y1 - s->y0;
+    view.mem = j->g->mem + (size_t)s->y0 * j->g->stride;
+    s->st = cg__flip_small_roots(&view, &s->lb, j->min, s->edge, s->nedge, &s->any);
+}
+
+/* Runs tasks 0..n-1 through par (any order, any threads), or in order. */
+static void run_tasks(const cg__par *par, size_t n, void (*task)(void *arg, size_t i), job *j)
+{
+    if (!par || !par->fn || n < 2) {
+        for (size_t i = 0; i < n; i++)
+            task(j, i);
+        return;
+    }
+    /* Other threads count against no budget: the labels are admitted to
+     * this run's after (remove_striped). */
+    cg__budget *budget = cg__budget_suspend();
+    par->fn(par->ctx, n, task, j);
+    cg__budget_resume(budget);
+}
+
+static uint32_t find(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]]; /* path halving */
+        x = parent[x];
+    }
+    return x;
+}
+
+/* The smaller id is the root: the region's first part in scan order. */
+static void unite(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    a = find(parent, a);
+    b = find(parent, b);
+    if (a < b)
+        parent[b] = a;
+    else if (b < a)
+        parent[a] = b;
+}
+
+/* The cells of the kind in word i of row r (none past the map). */
+static uint64_t kind_word(const cg_grid *g, const uint64_t *r, size_t i, uint64_t flip)
+{
+    const uint64_t m = r[i] ^ flip;
+    return i + 1 == g->nw ? m & ~cg__tail_mask(g) : m;
+}
+
+/* The runs of the kind in row y: x0[k] .. x1[k]-1, in order. */
+static size_t row_runs(const cg_grid *g, uint32_t y, uint64_t flip, uint32_t *x0, uint32_t *x1)
+{
+    const uint64_t *r = cg__row(g, y);
+    size_t n = 0, e = 0;
+    uint64_t carry = 0, next = kind_word(g, r, 0, flip);
+    for (size_t i = 0; i < g->nw; i++) {
+        const uint64_t m = next;
+        next = i + 1 < g->nw ? kind_word(g, r, i + 1, flip) : 0;
+        uint64_t st = m & ~((m << 1) | carry);
+        uint64_t en = m & ~((m >> 1) | (next << 63));
+        carry = m >> 63;
+        for (; st; st &= st - 1)
+            x0[n++] = (uint32_t)(i * 64 + (size_t)__builtin_ctzll(st));
+        for (; en; en &= en - 1)
+            x1[e++] = (uint32_t)(i * 64 + (size_t)__builtin_ctzll(en) + 1);
+    }
+    return n;
+}
+
+/* The global ids of a stripe's edge labels: base + their index in edge. */
+static void to_ids(uint32_t *l, size_t n, const stripe *s, uint32_t base)
+{
+    for (size_t k = 0; k < n; k++) {
+        const uint32_t *p = bsearch(&l[k], s->edge, s->nedge, sizeof *p, cmp_u32);
+        l[k] = base + (uint32_t)(p - s->edge);
+    }
+}
+
+/* Joins the stripes and flips what the stripes did not (see the top). */
+static cg_status join_and_flip(cg_grid *g, int walls, uint64_t min, stripe *s, size_t n,
+                               const cg__par *par, job *j, int *any)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += s[i].nedge;
+    if (total >= UINT32_MAX)
+        return CG_EOVERFLOW;
+    uint32_t *base = cg__malloc(n * sizeof *base);
+    uint32_t *parent = cg__malloc((total ? total : 1) * sizeof *parent);
+    uint64_t *size = cg__malloc((total ? total : 1) * sizeof *size);
+    const size_t rcap = (size_t)g->w / 2 + 2;
+    uint32_t *runs = cg__malloc(4 * rcap * sizeof *runs);
+    cg_status st = base && parent && size && runs ? CG_OK : CG_ENOMEM;
+    if (st == CG_OK) {
+        uint32_t b = 0;
+        for (size_t i = 0; i < n; i++) {
+            base[i] = b;
+            for (size_t k = 0; k < s[i].nedge; k++) {
+                parent[b + k] = b + (uint32_t)k;
+                size[b + k] = s[i].lb.size[s[i].edge[k]];
+            }
+            to_ids(s[i].top, s[i].ntop, &s[i], b);
+            to_ids(s[i].bot, s[i].nbot, &s[i], b);
+            if (walls && i > 0)
+                unite(parent, 0, b); /* edge[0] is the stripe's outside, label 0 */
+            b += (uint32_t)s[i].nedge;
+        }
+        /* The overlapping runs of the rows either side of each boundary:
+         * the same runs, in the same order, as the labeller's. */
+        const uint64_t flip = walls ? 0 : ~UINT64_C(0);
+        uint32_t *ax0 = runs, *ax1 = runs + rcap, *bx0 = runs + 2 * rcap, *bx1 = runs + 3 * rcap;
+        for (size_t i = 1; i < n; i++) {
+            const size_t na = row_runs(g, s[i - 1].y1 - 1, flip, ax0, ax1);
+            const size_t nb = row_runs(g, s[i].y0, flip, bx0, bx1);
+            const uint32_t *la = s[i - 1].bot, *lbl = s[i].top;
+            size_t p = 0, q = 0;
+            while (p < na && q < nb) {
+                if (ax0[p] < bx1[q] && bx0[q] < ax1[p])
+                    unite(parent, la[p], lbl[q]);
+                if (ax1[p] < bx1[q])
+                    p++;
+                else
+                    q++;
+            }
+        }
+        /* Sizes at the roots; then every root but the kept ones is flipped,
+         * from its first part's first cell, after the stripes' own. */
+        for (uint32_t k = 0; k < total; k++) {
+            const uint32_t r = find(parent, k);
+            if (r != k)
+                size[r] += size[k];
+        }
+        run_tasks(par, n, flip_task, j);
+        for (size_t i = 0; i < n; i++) {
+            if (s[i].st != CG_OK && st == CG_OK)
+                st = s[i].st;
+            *any |= s[i].any;
+        }
+        for (size_t i = 0; i < n && st == CG_OK; i++) {
+            for (size_t k = 0; k < s[i].nedge && st == CG_OK; k++) {
+                const uint32_t id = base[i] + (uint32_t)k;
+                if (parent[id] != id || size[id] >= min || (walls && id == 0))
+                    continue;
+                uint32_t x, y;
+                cg__label_first(&s[i].lb, s[i].edge[k], &x, &y);
+                st = cg__flip_region_at(g, x, s[i].y0 + y, size[id], walls);
+                *any = 1;
+            }
+        }
+    }
+    cg__free(base);
+    cg__free(parent);
+    cg__free(size);
+    cg__free(runs);
+    return st;
+}
+
+static cg_status remove_striped(cg_grid *g, int walls, uint64_t min, const cg__par *par,
+                                uint32_t rows)
+{
+    const size_t n = ((size_t)g->h + rows - 1) / rows;
+    stripe *s = cg__calloc(n, sizeof *s);
+    if (!s)
+        return CG_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        s[i].y0 = (uint32_t)(i * rows);
+        s[i].y1 = i + 1 == n ? g->h : (uint32_t)((i + 1) * rows);
+    }
+    job j = {g, walls, min, s, rows};
+    run_tasks(par, n, label_task, &j);
+    cg_status st = CG_OK;
+    for (size_t i = 0; i < n && st == CG_OK; i++)
+        st = s[i].st;
+    /* The other threads allocated outside the run's budget. What is
+     * admitted instead is what the serial labeller would hold for as many
+     * labels as the stripes made (at least its own count: a stripe's first
+     * row starts a label per run) at its peak, growing them - an amount
+     * that does not depend on the threads, and not below the serial path's. */
+    uint64_t held = 0, id = 0;
+    int admitted = 0;
+    if (st == CG_OK && par && par->fn && n > 1) {
+        uint64_t made = 0, cap = 1024;
+        for (size_t i = 0; i < n; i++)
+            made += s[i].made;
+        while (cap < made && cap < UINT32_MAX)
+            cap *= 2;
+        /* While the last of the three arrays of 16 bytes a label grows, the
+         * old block is held too: 18 bytes a label at the peak; then the
+         * labeller's rows and row buffers (cg__label_rows). */
+        held = cap * (cap > 1024 ? 18 : 16) + ((uint64_t)g->h + 1) * 4 + 5 * (uint64_t)g->nw * 8 +
+               (2 * ((uint64_t)g->nw + 1) + 11 * ((uint64_t)g->w / 2 + 24)) * 4;
+        if (held > SIZE_MAX || !cg__mem_admit((size_t)held, &id))
+            st = CG_ENOMEM;
+        else
+            admitted = 1;
+    }
+    int any = 0;
+    if (st == CG_OK)
+        st = join_and_flip(g, walls, min, s, n, par, &j, &any);
+    if (admitted)
+        cg__mem_release((size_t)held, id);
+    for (size_t i = 0; i < n; i++) {
+        cg__labeller_free(&s[i].lb);
+        cg__free(s[i].top);
+        cg__free(s[i].bot);
+        cg__free(s[i].edge);
+    }
+    cg__free(s);
+    if (any && !walls)
+        cg__grid_prune_marks(g);
+    return st;
+}
+
+cg_status cg__remove_small_par(cg_grid *g, int walls, uint64_t min, const cg__par *par)
+{
+    if (min <= 1 || g->h == 0)
+        return cg__remove_small(g, walls, min);
+    uint32_t rows = forced_rows;
+    if (!rows) {
+        const uint64_t cells = (uint64_t)g->w * g->h;
+        if (!par || !par->fn || cells < STRIPED_CELLS)
+            return cg__remove_small(g, walls, min);
+        uint64_t n = cells / STRIPE_CELLS;
+        if (n > MAX_STRIPES)
+            n = MAX_STRIPES;
+        rows = (uint32_t)((g->h + n - 1) / n);
+    }
+    return remove_striped(g, walls, min, par, rows);
+}
