@@ -618,6 +618,17 @@ static int same_folder(const char *a, const char *b)
     return na == nb && memcmp(a, b, na) == 0;
 }
 
+/* Job j of a round of k failed: says why and drops the round's maps from j
+ * on. */
+static int fail_round(struct batch *b, size_t j, size_t k, struct cli_progress *progress)
+{
+    cli_progress_clear(progress);
+    if (b->jobs[j].msg[0])
+        cli_error("%s", b->jobs[j].msg);
+    abort_round(b, j, k);
+    return CLI_EXIT_FAILURE;
+}
+
 /* Publishes jobs 0..k-1 in order; returns an exit status (stop on failure). */
 static int commit_round(struct batch *b, size_t k, struct cli_progress *progress, uint64_t *done)
 {
@@ -649,11 +660,7 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
             continue;
         }
         if (job->failed) {
-            cli_progress_clear(progress);
-            if (job->msg[0])
-                cli_error("%s", job->msg);
-            abort_round(b, j, k);
-            rc = CLI_EXIT_FAILURE;
+            rc = fail_round(b, j, k, progress);
             break;
         }
         if (job->path) {
@@ -664,11 +671,7 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
             if (cli_output_close(&job->out) != 0) {
                 cg_diag none = {0};
                 write_error(b, job, job->out.err, CG_EIO, &none);
-                cli_progress_clear(progress);
-                if (job->msg[0])
-                    cli_error("%s", job->msg);
-                abort_round(b, j, k);
-                rc = CLI_EXIT_FAILURE;
+                rc = fail_round(b, j, k, progress);
                 break;
             }
             /* A batch syncs each folder once a round (below), not once a
