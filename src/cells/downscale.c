@@ -116,7 +116,8 @@ static void downscale2(const cg_grid *src, cg_grid *dst, uint64_t key)
     cg__grid_fix_tail(dst);
 }
 
-#if defined(CG__HAVE_X86)
+/* x86-64 only: BMI2's 64-bit pext. */
+#if defined(CG__HAVE_X86) && defined(__x86_64__)
 #include <immintrin.h>
 
 typedef uint64_t ds_v8 __attribute__((vector_size(64)));
@@ -184,7 +185,7 @@ downscale2_avx512(const cg_grid *src, cg_grid *dst, uint64_t key)
 /* Writes the downscaled cells of src into dst (ceil(w/k) x ceil(h/k)). */
 static void downscale_cells(const cg_grid *src, cg_grid *dst, unsigned k, uint64_t key)
 {
-#if defined(CG__HAVE_X86)
+#if defined(CG__HAVE_X86) && defined(__x86_64__)
     if (k == 2 && cg__kernel_path() >= CG__PATH_AVX512 && __builtin_cpu_supports("bmi2")) {
         downscale2_avx512(src, dst, key);
         return;

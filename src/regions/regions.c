@@ -820,7 +820,7 @@ flip_small_popcnt(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
 #define FLIP_SMALL(fast, g, x, y, size, walls)                                                     \
     ((fast) ? flip_small_popcnt(g, x, y, size, walls) : flip_small_base(g, x, y, size, walls))
 #else
-#define FLIP_SMALL(fast, g, x, y, size, walls) flip_small_base(g, x, y, size, walls)
+#define FLIP_SMALL(fast, g, x, y, size, walls) ((void)(fast), flip_small_base(g, x, y, size, walls))
 #endif
 
 /* Flips the whole 4-connected region of the kind (walls or floor) whose
