@@ -478,8 +478,10 @@ INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t
                           uint64_t *has_small)
 {
     const size_t s = c->stride, at0 = at_of(c, y, i0);
-    const uint64_t *fm = c->f0 + at0, *fu = fm - s, *fd = fm + s;
-    const uint64_t *gm = c->g0 + at0, *gu = gm - s, *gd = gm + s;
+    /* The words left of word j through their own pointers (fml[j]), not as
+     * fm[j - 1]: j - 1 wraps at j == 0. */
+    const uint64_t *fm = c->f0 + at0, *fml = fm - 1, *fu = fm - s, *fd = fm + s;
+    const uint64_t *gm = c->g0 + at0, *gml = gm - 1, *gu = gm - s, *gd = gm + s;
     uint64_t *f1 = c->f1 + at0, *g1 = c->g1 + at0;
     uint32_t *pre = c->pre1 + at0 - ((size_t)(y + 1) & ~(size_t)3) * s, count = *small;
     work *wk = (work *)c->work.p + c->work.n;
@@ -487,10 +489,10 @@ INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t
     uint64_t nz = 0, hs = 0;
     const size_t lastj = i0 + cnt == c->nw ? cnt - 1 : SIZE_MAX;
     for (size_t j = 0; j < cnt; j++) {
-        const uint64_t f0 = fm[j], fl = fm[j - 1], fr = fm[j + 1], fuj = fu[j], fdj = fd[j];
+        const uint64_t f0 = fm[j], fl = fml[j], fr = fm[j + 1], fuj = fu[j], fdj = fd[j];
         uint64_t n = dilate(f0, fl, fr, fuj, fdj) & ~f0 & ~f1[j];
         n &= j == lastj ? c->last : ~UINT64_C(0);
-        const uint64_t g0 = gm[j], gl = gm[j - 1], gr = gm[j + 1], guj = gu[j], gdj = gd[j];
+        const uint64_t g0 = gm[j], gl = gml[j], gr = gm[j + 1], guj = gu[j], gdj = gd[j];
         const uint64_t b = n & dilate(g0, gl, gr, guj, gdj), sm = n & ~b;
         const uint64_t xb = b & dilate(f0 & ~g0, fl & ~gl, fr & ~gr, fuj & ~guj, fdj & ~gdj);
         f1[j] = n;
