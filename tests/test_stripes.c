@@ -10,8 +10,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <pthread.h>
-#include <stdatomic.h>
 
 #include "oracle.h"
 #include "region_oracle.h"
@@ -19,45 +17,6 @@
 /* White box: the grid's words, and the hook that forces the stripes. */
 #include "../src/core/grid.h"
 #include "../src/regions/regions.h"
-
-/* Runs the last task first, then the even ones, then the odd ones. */
-static void shuffled_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg)
-{
-    (void)ctx;
-    task(arg, n - 1);
-    for (size_t i = 0; i + 1 < n; i += 2)
-        task(arg, i);
-    for (size_t i = 1; i + 1 < n; i += 2)
-        task(arg, i);
-}
-
-typedef struct pulled {
-    void (*task)(void *arg, size_t i);
-    void *arg;
-    size_t n;
-    atomic_size_t next;
-} pulled;
-
-static void *pull(void *p)
-{
-    pulled *j = p;
-    for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->n;)
-        j->task(j->arg, i);
-    return NULL;
-}
-
-/* Three threads pull the indices. */
-static void threads_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg)
-{
-    (void)ctx;
-    pulled j = {task, arg, n, 0};
-    pthread_t t[2];
-    for (int k = 0; k < 2; k++)
-        assert_int_equal(pthread_create(&t[k], NULL, pull, &j), 0);
-    pull(&j);
-    for (int k = 0; k < 2; k++)
-        assert_int_equal(pthread_join(t[k], NULL), 0);
-}
 
 /* Every word of the grids, padding and frame included, and the markers. */
 static int same_words(const cg_grid *a, const cg_grid *b)
@@ -84,7 +43,7 @@ static cg_grid *run(const char *text, const cg_grid *input, cg_parallel_fn par)
 }
 
 static const uint32_t stripe_heights[] = {1, 2, 3, 7};
-static const cg_parallel_fn loops[] = {NULL, shuffled_for, threads_for};
+static const cg_parallel_fn loops[] = {NULL, tu_shuffled_for, tu_threads_for};
 
 /* The step on the map: serially (no stripes, no loop) it equals the oracle;
  * in stripes of every height, with every loop, it equals the serial map
@@ -292,7 +251,7 @@ static void a_big_map_goes_in_stripes_with_a_loop_only(void **state)
         const cg_status serial = cg_pipeline_run(p, &o, &g, NULL, &diag);
         cg_grid_free(g);
         g = NULL;
-        o.parallel = threads_for;
+        o.parallel = tu_threads_for;
         const cg_status striped = cg_pipeline_run(p, &o, &g, NULL, &diag);
         cg_grid_free(g);
         if (serial != CG_OK)

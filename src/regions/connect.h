@@ -5,6 +5,7 @@
 #define CG_CONNECT_H
 
 #include "core/grid.h"
+#include "regions/regions.h"
 
 #define CG__NONE UINT32_MAX
 #define CG__BIG 0 /* the region id of the largest region; the others are 1..R-1 */
@@ -36,15 +37,6 @@ typedef struct cg__kruskal {
 typedef struct cg__end {
     uint32_t reg, cell, dist, src;
 } cg__end;
-
-static inline uint32_t cg__uf_find(uint32_t *p, uint32_t x)
-{
-    while (p[x] != x) {
-        p[x] = p[p[x]];
-        x = p[x];
-    }
-    return x;
-}
 
 /* Whether regions a and b are joined. Joins are never undone, so the last
  * pair found joined is remembered: along a border between two territories

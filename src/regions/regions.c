@@ -367,25 +367,6 @@ static uint32_t label_row(const cg__labeller *lb, uint32_t l, uint32_t y)
     return y;
 }
 
-static uint32_t find(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]]; /* path halving */
-        x = parent[x];
-    }
-    return x;
-}
-
-static void unite(uint32_t *parent, uint32_t a, uint32_t b)
-{
-    a = find(parent, a);
-    b = find(parent, b);
-    if (a < b)
-        parent[b] = a;
-    else if (b < a)
-        parent[a] = b;
-}
-
 void cg__labeller_free(cg__labeller *lb)
 {
     cg__free(lb->parent);
@@ -462,7 +443,7 @@ CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, uint32_t y0,
             /* (Labels with one parent are one region already.) */
             for (size_t k = 0; k < np; k++)
                 if (lb->parent[pairs[2 * k]] != lb->parent[pairs[2 * k + 1]])
-                    unite(lb->parent, pairs[2 * k], pairs[2 * k + 1]);
+                    cg__uf_unite(lb->parent, pairs[2 * k], pairs[2 * k + 1]);
         }
         for (size_t j = 0; j < n; j++) {
             if (lab[j] == NONE) {
@@ -475,12 +456,12 @@ CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, uint32_t y0,
         if (walls && n) {
             if (y == 0 || y + 1 == h) {
                 for (size_t j = 0; j < n; j++)
-                    unite(lb->parent, lab[j], 0);
+                    cg__uf_unite(lb->parent, lab[j], 0);
             } else {
                 if (cur->x0[0] == 0)
-                    unite(lb->parent, lab[0], 0);
+                    cg__uf_unite(lb->parent, lab[0], 0);
                 if (cur->x1[n - 1] == w)
-                    unite(lb->parent, lab[n - 1], 0);
+                    cg__uf_unite(lb->parent, lab[n - 1], 0);
             }
         }
         if (hook)

@@ -115,4 +115,26 @@ cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors);
  * unless a corridor crosses or touches one. largest == 0: every region. */
 cg_status cg__connect_largest(cg_grid *g, uint32_t width, uint32_t largest, uint64_t *corridors);
 
+/* The union-find over labels of the labeller and the striped removal: the
+ * root of x (with path halving), and the union of a's and b's sets, whose
+ * root is the smaller label - the region's first part in scan order. */
+static inline uint32_t cg__uf_find(uint32_t *parent, uint32_t x)
+{
+    while (parent[x] != x) {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    return x;
+}
+
+static inline void cg__uf_unite(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    a = cg__uf_find(parent, a);
+    b = cg__uf_find(parent, b);
+    if (a < b)
+        parent[b] = a;
+    else if (b < a)
+        parent[a] = b;
+}
+
 #endif

@@ -205,26 +205,6 @@ static void run_tasks(const cg__par *par, size_t n, void (*task)(void *arg, size
     cg__budget_resume(budget);
 }
 
-static uint32_t find(uint32_t *parent, uint32_t x)
-{
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]]; /* path halving */
-        x = parent[x];
-    }
-    return x;
-}
-
-/* The smaller id is the root: the region's first part in scan order. */
-static void unite(uint32_t *parent, uint32_t a, uint32_t b)
-{
-    a = find(parent, a);
-    b = find(parent, b);
-    if (a < b)
-        parent[b] = a;
-    else if (b < a)
-        parent[a] = b;
-}
-
 /* The cells of the kind in word i of row r (none past the map). */
 static uint64_t kind_word(const cg_grid *g, const uint64_t *r, size_t i, uint64_t flip)
 {
@@ -287,7 +267,7 @@ static cg_status join_and_flip(cg_grid *g, int walls, uint64_t min, stripe *s, s
             to_ids(s[i].top, s[i].ntop, &s[i], b);
             to_ids(s[i].bot, s[i].nbot, &s[i], b);
             if (walls && i > 0)
-                unite(parent, 0, b); /* edge[0] is the stripe's outside, label 0 */
+                cg__uf_unite(parent, 0, b); /* edge[0] is the stripe's outside, label 0 */
             b += (uint32_t)s[i].nedge;
         }
         /* The overlapping runs of the rows either side of each boundary:
@@ -301,7 +281,7 @@ static cg_status join_and_flip(cg_grid *g, int walls, uint64_t min, stripe *s, s
             size_t p = 0, q = 0;
             while (p < na && q < nb) {
                 if (ax0[p] < bx1[q] && bx0[q] < ax1[p])
-                    unite(parent, la[p], lbl[q]);
+                    cg__uf_unite(parent, la[p], lbl[q]);
                 if (ax1[p] < bx1[q])
                     p++;
                 else
@@ -311,7 +291,7 @@ static cg_status join_and_flip(cg_grid *g, int walls, uint64_t min, stripe *s, s
         /* Sizes at the roots; then every root but the kept ones is flipped,
          * from its first part's first cell, after the stripes' own. */
         for (uint32_t k = 0; k < total; k++) {
-            const uint32_t r = find(parent, k);
+            const uint32_t r = cg__uf_find(parent, k);
             if (r != k)
                 size[r] += size[k];
         }
