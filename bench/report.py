@@ -8,6 +8,7 @@ ratios taken together mean anything. Peers that cannot run show as
 "missing"; steps not implemented yet show as "not yet implemented".
 Standard library only, so it runs even where numpy is missing."""
 import argparse
+import ctypes
 import os
 import platform
 import re
@@ -104,6 +105,52 @@ def time_files(name, argv, outdir, runs, results, units, unit, note=""):
         shutil.rmtree(outdir, ignore_errors=True)
     results[name] = {"t": statistics.median(ts), "units": units, "unit": unit, "note": note,
                      "rss": max(rss)}
+
+
+def time_file_system(name, outdir, count, size, runs, results):
+    """Median wall time of making count files of size bytes in outdir the way
+    a one-thread batch of the command makes them, with no map: rounds of 16
+    temporary files beside their targets, each written with its writeback
+    started (Linux's sync_file_range), one syncfs for the round (fsync each
+    without it), then each closed and renamed over its target, the folder
+    fsync'ed once a round."""
+    log(f"{name}: {runs} x {count} files of {size} bytes")
+    data = b"\x89PNG" + bytes(size - 4)
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        sfr, syncfs = libc.sync_file_range, libc.syncfs
+        sfr.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
+        syncfs.argtypes = [ctypes.c_int]
+    except (OSError, AttributeError):
+        sfr = syncfs = None
+    ts = []
+    try:
+        for _ in range(runs):
+            shutil.rmtree(outdir, ignore_errors=True)
+            os.makedirs(outdir)
+            t0 = time.perf_counter()
+            for first in range(0, count, 16):
+                fds = []
+                for i in range(first, min(first + 16, count)):
+                    tmp = os.path.join(outdir, f".{i:04d}.png.tmp")
+                    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                    os.write(fd, data)
+                    if sfr:
+                        sfr(fd, 0, 0, 2)  # SYNC_FILE_RANGE_WRITE
+                    fds.append((fd, tmp, os.path.join(outdir, f"{i:04d}.png")))
+                synced = syncfs is not None and len(fds) > 1 and syncfs(fds[0][0]) == 0
+                for fd, tmp, target in fds:
+                    if not synced:
+                        os.fsync(fd)
+                    os.close(fd)
+                    os.rename(tmp, target)
+                dfd = os.open(outdir, os.O_RDONLY | os.O_DIRECTORY)
+                os.fsync(dfd)
+                os.close(dfd)
+            ts.append(time.perf_counter() - t0)
+    finally:
+        shutil.rmtree(outdir, ignore_errors=True)
+    results[name] = {"t": statistics.median(ts), "units": count, "unit": "files", "note": ""}
 
 
 def time_loop(name, argvs, runs, results, units, unit, note=""):
@@ -219,6 +266,27 @@ def main():
         time_files("cli_level_png_2000", [cli, "--preset", "level", "-s", "1", "-n", "2000",
                                           "-j", "1", "-o", os.path.join(tmp, "lv", "%04d.png")],
                    os.path.join(tmp, "lv"), reps, res, 2000, "maps")
+        # The same batch into a RAM file system, where creating a file costs
+        # a few microseconds: the process's own cost per map, without the
+        # disk's (creating a new file on a virtual disk can cost hundreds).
+        shm = "/dev/shm"
+        if os.path.isdir(shm) and os.access(shm, os.W_OK):
+            shmdir = tempfile.mkdtemp(prefix="cavegen-bench-", dir=shm)
+            try:
+                time_files("cli_level_png_2000_ram",
+                           [cli, "--preset", "level", "-s", "1", "-n", "2000", "-j", "1",
+                            "-o", os.path.join(shmdir, "lv", "%04d.png")],
+                           os.path.join(shmdir, "lv"), reps, res, 2000, "maps",
+                           note=f"files in {shm}")
+            finally:
+                shutil.rmtree(shmdir, ignore_errors=True)
+        else:
+            res["cli_level_png_2000_ram"] = {"t": "missing", "units": 0, "unit": "-",
+                                             "note": "no writable /dev/shm"}
+        # The peer of the disk row: the file system alone, 2,000 files of a
+        # level PNG's size made the way the command makes each (a temporary
+        # file written, fsync'ed and renamed), no map.
+        time_file_system("files_only_2000", os.path.join(tmp, "fo"), 2000, 1700, reps, res)
         # One huge map on both cores: 4.3e9 cells, a ~500 MB PNG (deleted at once).
         if os.environ.get("CAVEGEN_BENCH_HUGE", "1") != "0":
             time_files("cli_huge_65536", [cli, "--preset", "type2", "-W", "65536", "-H", "65536",
@@ -367,6 +435,10 @@ def print_table(res, reps, elapsed):
     abs_row("batch of 80x50 type2 -> one ASCII stream, -n 100000 -j 1", "cli_batch100k_j1",
             2.5e5)
     abs_row("batch of 80x50 level -> PNG files, -n 2000 -j 1", "cli_level_png_2000", 2e4)
+    ratio_row("  vs the file system alone (2,000 files made as the command makes them)",
+              "cli_level_png_2000", "files_only_2000", "files alone")
+    abs_row("  same, into RAM (/dev/shm): the process's own cost", "cli_level_png_2000_ram",
+            2e4)
     b = res.get("cli_batch_80x50")
     ratio_row("batch of 80x50 type2, cavegen CLI", "cli_batch_80x50", "np_batch_80x50",
               "numpy (1 process)", None)

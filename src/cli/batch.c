@@ -618,6 +618,21 @@ static int same_folder(const char *a, const char *b)
     return na == nb && memcmp(a, b, na) == 0;
 }
 
+/* The files of a round, up to its first failed map, made durable at once
+ * (cli_output_sync_all) before they are closed and renamed in order. */
+static void sync_round(struct batch *b, size_t k)
+{
+    struct cli_output *outs[CLI_MAX_TEMPS];
+    size_t n = 0;
+
+    for (size_t j = 0; j < k && !b->jobs[j].failed && n < CLI_MAX_TEMPS; j++) {
+        struct job *job = &b->jobs[j];
+        if (job->path && job->opened && !job->skipped)
+            outs[n++] = &job->out;
+    }
+    cli_output_sync_all(outs, n);
+}
+
 /* Job j of a round of k failed: says why and drops the round's maps from j
  * on. */
 static int fail_round(struct batch *b, size_t j, size_t k, struct cli_progress *progress)
@@ -638,6 +653,7 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
 
     if (opt->stats != CLI_STATS_NONE)
         cli_progress_clear(progress);
+    sync_round(b, k);
     for (size_t j = 0; j < k && rc == CLI_EXIT_OK; j++) {
         struct job *job = &b->jobs[j];
         if (job->skipped) {
@@ -665,9 +681,9 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
         }
         if (job->path) {
             /* The files of a round were flushed and their writeback started
-             * as they were made; each is synced and closed now, in order,
-             * before its rename, so that one journal commit covers most of
-             * them. */
+             * as they were made, then synced together (sync_round); each is
+             * closed now, in order, before its rename (and fsync'ed first
+             * if that sync could not cover it). */
             if (cli_output_close(&job->out) != 0) {
                 cg_diag none = {0};
                 write_error(b, job, job->out.err, CG_EIO, &none);

@@ -205,6 +205,7 @@ struct cli_output {
     int slot;        /* its slot among the pending temporary files, or -1 */
     int err;         /* errno of the first failed write */
     int no_dir_sync; /* commit leaves the directory's sync to the caller */
+    int synced;      /* its data is on disk already: close does not fsync it */
 };
 
 /* Temporary files in flight at most (a batch's files in one round). */
@@ -234,6 +235,13 @@ int cli_output_close(struct cli_output *out);
  * closed later one after the other, share their syncs. Returns 0 or the
  * errno of the first failure, which out->err keeps; prints nothing. */
 int cli_output_flush(struct cli_output *out);
+
+/* Makes the flushed temporary files outs[0..n-1] durable with one sync of
+ * the file system the first is on (Linux's syncfs) and marks those on it
+ * synced, so that their closes skip the fsync each would cost. Does
+ * nothing for fewer than two files, off Linux, or when the sync fails (the
+ * closes then fsync and report the error per file). Prints nothing. */
+void cli_output_sync_all(struct cli_output *const *outs, size_t n);
 
 /* fsyncs the directory holding target, making renames in it durable. */
 void cli_sync_directory(const char *target);
