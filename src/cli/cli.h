@@ -239,7 +239,8 @@ int cli_output_flush(struct cli_output *out);
 /* Makes the flushed temporary files outs[0..n-1] durable with one sync of
  * the file system the first is on (Linux's syncfs) and marks those on it
  * synced, so that their closes skip the fsync each would cost. Does
- * nothing for fewer than two files, off Linux, or when the sync fails (the
+ * nothing for fewer than two files, off Linux or before Linux 5.8 (whose
+ * syncfs does not report errors), or when the sync fails (the
  * closes then fsync and report the error per file). Prints nothing. */
 void cli_output_sync_all(struct cli_output *const *outs, size_t n);
 

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -418,6 +419,21 @@ int cli_output_flush(struct cli_output *out)
     return out->err;
 }
 
+#if defined(__linux__)
+/* Whether the running kernel is Linux 5.8 or later, asked once. */
+static int syncfs_reports_errors(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        struct utsname u;
+        int major = 0, minor = 0;
+        known = uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+                (major > 5 || (major == 5 && minor >= 8));
+    }
+    return known;
+}
+#endif
+
 void cli_output_sync_all(struct cli_output *const *outs, size_t n)
 {
 #if defined(__linux__)
@@ -427,12 +443,12 @@ void cli_output_sync_all(struct cli_output *const *outs, size_t n)
      * work wrote to the disk; one syncfs: 0.8 ms). syncfs waits for every
      * dirty page and inode of the file system, these files' among them, so
      * they are as durable before their renames as after an fsync each.
-     * Since Linux 5.8 it also reports a failed writeback; before, it
-     * returned 0 whatever happened (the closes cannot tell then). */
+     * Only since Linux 5.8 does it report a failed writeback (before, it
+     * returned 0 whatever happened): older kernels keep the fsyncs. */
     struct stat st0, st;
     int fd0;
 
-    if (n < 2 || !outs[0]->fp || !outs[0]->atomic || outs[0]->err)
+    if (n < 2 || !outs[0]->fp || !outs[0]->atomic || outs[0]->err || !syncfs_reports_errors())
         return;
     fd0 = fileno(outs[0]->fp);
     if (fstat(fd0, &st0) != 0 || syncfs(fd0) != 0)
