@@ -212,6 +212,116 @@ void cg__generation_rows_at(const cg_grid *src, cg_grid *dst, int r1, int r2, in
     wall_ring_rows(dst, y0, y1, top, map_h, path >= 0 && flat_kernel(src, path));
 }
 
+/* A narrow map's passes on a packed copy (cg__generation_passes): its rows
+ * without their frame words, rows -2..h+1 at word 1 + (y + 2) * nw, and a
+ * word of slack at either end (read by the horizontal sums of the first and
+ * last words). At most this many words. */
+#define CG__PACKED_WORDS 1024
+
+/* One pass of the vector paths on grids of any stride. */
+static void generation_pass(int path, const cg_grid *src, cg_grid *dst, int r1, int r2, int self,
+                            uint32_t y0, uint32_t y1)
+{
+    switch (path) {
+#if defined(CG__HAVE_X86)
+    case CG__PATH_AVX512VBMI2:
+        generation_avx512vbmi2(src, dst, r1, r2, self, y0, y1);
+        break;
+    case CG__PATH_AVX512:
+        generation_avx512(src, dst, r1, r2, self, y0, y1);
+        break;
+    case CG__PATH_AVX2:
+        generation_avx2(src, dst, r1, r2, self, y0, y1);
+        break;
+#endif
+#if defined(CG__HAVE_VECTOR)
+    case CG__PATH_VECTOR:
+        generation_vector(src, dst, r1, r2, self, y0, y1);
+        break;
+#endif
+    default:
+        generation_scalar(src, dst, r1, r2, self, y0, y1);
+        break;
+    }
+}
+
+/* Copies rows y0..y1-1 of src to dst (grids of the same size, any strides).
+ * Rows of one or two words, the maps this is for, go without a loop: a
+ * generic copy of so few words (a call to memcpy, or a vectorised loop with
+ * its overlap checks) costs several times the copy. */
+static void copy_rows(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1)
+{
+    const size_t nw = src->nw;
+    for (uint32_t y = y0; y < y1; y++) {
+        const uint64_t *a = cg__row(src, y);
+        uint64_t *b = cg__row(dst, y);
+        b[0] = a[0];
+        if (nw == 2) {
+            b[1] = a[1];
+        } else {
+            for (size_t i = 1; i < nw; i++)
+                b[i] = a[i];
+        }
+    }
+}
+
+static void wall_rows(cg_grid *g, int64_t y0, int64_t y1)
+{
+    for (int64_t y = y0; y < y1; y++)
+        for (size_t i = 0; i < g->nw; i++)
+            cg__row(g, y)[i] = ~UINT64_C(0);
+}
+
+int cg__generation_passes(cg_grid *g, int r1, int r2, int self, uint32_t n)
+{
+    /* The flat kernel (cells/automaton_kernel.h) reads a word's neighbours
+     * along the flat run of memory, the words of the rows beside it, so on
+     * a grid packed without the frame words, the row before's last word
+     * stands where the frame word was: x-1 and x-2 of a row's first cells
+     * come from its top bits, x+1 and x+2 of its last cells from the next
+     * row's first bits. With the ring forced those cells' own results are
+     * wall whatever they read, so only x = -1 for x = 1 and x = w for
+     * x = w-2 matter: the previous row's bit 63 of its last word and the
+     * same row's bit w, both tail bits (wall, like the frame) when the width
+     * is not a multiple of 64. Half the words per row at 80 cells (2 of 4),
+     * and the map is packed once for all n passes. The markers would have
+     * to be pruned between passes: none may exist. */
+    const size_t nw = g->nw;
+    const int path = cg__kernel_path();
+    if (n == 0 || g->nmarks || path == CG__PATH_SCALAR || !(g->w & 63) || g->h < 3 ||
+        nw >= CG__FLAT_NW || ((size_t)g->h + 2 * CG__PAD) * nw + 2 > CG__PACKED_WORDS ||
+        (size_t)(g->h - 2) * nw < 8)
+        return 0;
+    uint64_t a[CG__PACKED_WORDS], b[CG__PACKED_WORDS];
+    cg_grid pa = {.w = g->w, .h = g->h, .nw = nw, .stride = nw, .mem = a};
+    cg_grid pb = pa;
+    pb.mem = b;
+    const uint32_t h = g->h;
+    const size_t words = ((size_t)h + 2 * CG__PAD) * nw + 2;
+    /* The padding rows, the slack words and the ring's rows: wall. */
+    a[0] = b[0] = a[words - 1] = b[words - 1] = ~UINT64_C(0);
+    wall_rows(&pa, -CG__PAD, 0);
+    wall_rows(&pa, h, (int64_t)h + CG__PAD);
+    wall_rows(&pb, -CG__PAD, 1);
+    wall_rows(&pb, (int64_t)h - 1, (int64_t)h + CG__PAD);
+    copy_rows(g, &pa, 0, h);
+    cg_grid *src = &pa, *dst = &pb;
+    for (uint32_t k = 0; k < n; k++) {
+        generation_pass(path, src, dst, r1, r2, self, 1, h - 1);
+        if (k == 0) { /* a's ring rows held the map's: wall from now on */
+            wall_rows(&pa, 0, 1);
+            wall_rows(&pa, (int64_t)h - 1, h);
+        }
+        cg_grid *t = src;
+        src = dst;
+        dst = t;
+    }
+    copy_rows(src, g, 1, h - 1);
+    wall_rows(g, 0, 1);
+    wall_rows(g, (int64_t)h - 1, h);
+    return 1;
+}
+
 void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int self, uint32_t y0,
                          uint32_t y1)
 {

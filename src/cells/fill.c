@@ -186,13 +186,20 @@ __attribute__((target("avx2"))) static void fill_avx2(cg_grid *g, uint64_t key, 
 }
 
 /* AVX-512: vpmullq does the 64-bit products, and a compare writes its 8
- * results straight into a mask register: 8 bits of the word. flip is a
- * constant 0 or 2^32 in each copy (two loops, no XOR in the common one). */
+ * results straight into a mask register: 8 bits of the word, stored as its
+ * byte k (little-endian: cells 8k..8k+7) with kmovb, so the masks never go
+ * through a general register (kmovq to one and the shifts and ORs that
+ * assemble a word cost about a tenth of the loop, on the same port as the
+ * shifts and multiplies). The ring's and tail's bits are ORed into the mask
+ * of the first and last group (or0, orl), so the row is never read back
+ * (a load of a word just stored as eight bytes would wait for all eight).
+ * flip is a constant 0 or 2^32 in each copy (two loops, no XOR in the
+ * common one). */
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static inline
-    __attribute__((always_inline)) uint64_t
-    fill_word_avx512(fill_v8 *zx, unsigned kn, __m512i lim, const uint64_t flip)
+    __attribute__((always_inline)) void
+    fill_bytes_avx512(fill_v8 *zx, unsigned kn, __m512i lim, const uint64_t flip, uint8_t *out,
+                      unsigned or0, unsigned orl)
 {
-    uint64_t word = 0;
     for (unsigned k = 0; k < kn; k++) {
         fill_v8 z = *zx;
         *zx += 8 * GOLDEN;
@@ -200,34 +207,50 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static inline
         if (flip)
             z ^= flip;
         __mmask8 m = _mm512_cmplt_epu64_mask((__m512i)z, lim);
-        word |= (uint64_t)m << (8 * k);
+        if (k == 0 && or0)
+            m = _kor_mask8(m, _cvtu32_mask8(or0));
+        if (k + 1 == kn && orl)
+            m = _kor_mask8(m, _cvtu32_mask8(orl));
+        _store_mask8((__mmask8 *)(out + k), m);
     }
-    return word;
 }
 
+/* Rows win->y0..y1-1 with their ring (ring: x = 0 and x = w-1 wall) and
+ * tail bits set: the caller leaves them alone. */
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static inline
     __attribute__((always_inline)) void
     fill_rows_avx512(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win,
-                     const uint64_t flip)
+                     int ring, const uint64_t flip)
 {
     const __m512i lim = _mm512_set1_epi64((long long)(threshold << 32));
     const unsigned kn = last_groups(g);
+    const size_t nw = g->nw;
+    /* The last word's fixed bits; its bytes past group kn hold tail bits
+     * only (all 1) and are stored once with the word, before the groups. */
+    const uint64_t fix = cg__tail_mask(g) | (ring ? UINT64_C(1) << ((g->w - 1) & 63) : 0);
+    const unsigned first = ring ? 1u : 0u, orl = (unsigned)(fix >> (8 * (kn - 1))) & 0xffu;
     for (uint32_t y = win->y0; y < win->y1; y++) {
         uint64_t *r = cg__row(g, y);
         fill_v8 zx = FILL_LANES(row_hash(key, win, y));
-        for (size_t i = 0; i + 1 < g->nw; i++)
-            r[i] = fill_word_avx512(&zx, 8, lim, flip);
-        r[g->nw - 1] = fill_word_avx512(&zx, kn, lim, flip);
+        r[nw - 1] = fix;
+        if (nw == 1) {
+            fill_bytes_avx512(&zx, kn, lim, flip, (uint8_t *)r, first, orl);
+            continue;
+        }
+        fill_bytes_avx512(&zx, 8, lim, flip, (uint8_t *)r, first, 0);
+        for (size_t i = 1; i + 1 < nw; i++)
+            fill_bytes_avx512(&zx, 8, lim, flip, (uint8_t *)(r + i), 0, 0);
+        fill_bytes_avx512(&zx, kn, lim, flip, (uint8_t *)(r + nw - 1), 0, orl);
     }
 }
 
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static void
-fill_avx512(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win)
+fill_avx512(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win, int ring)
 {
     if (flip_of(threshold))
-        fill_rows_avx512(g, key, threshold, win, UINT64_C(1) << 32);
+        fill_rows_avx512(g, key, threshold, win, ring, UINT64_C(1) << 32);
     else
-        fill_rows_avx512(g, key, threshold, win, 0);
+        fill_rows_avx512(g, key, threshold, win, ring, 0);
 }
 #endif
 
@@ -242,7 +265,7 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
     /* The ring's first and last rows become all wall below: not drawn. */
     uint32_t d0 = ring && y0 == 0 ? 1 : y0, d1 = ring && y1 == g->h ? g->h - 1 : y1;
     const fill_window win = {(uint64_t)ox, (uint64_t)oy, d0, d1 > d0 ? d1 : d0};
-    int path = cg__kernel_path();
+    int path = cg__kernel_path(), done = 0; /* done: the rows came with their ring and tail */
     if (threshold == 0 || threshold >= UINT64_C(1) << 32) {
         /* fill 0 and fill 100: no cell or every cell below the threshold. */
         for (uint32_t y = win.y0; y < win.y1; y++)
@@ -254,7 +277,8 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     case CG__PATH_AVX512VBMI2: /* nothing for VBMI2 to do here */
     case CG__PATH_AVX512:
-        fill_avx512(g, key, threshold, &win);
+        fill_avx512(g, key, threshold, &win, ring);
+        done = 1;
         break;
     case CG__PATH_AVX2:
         fill_avx2(g, key, threshold, &win);
@@ -273,7 +297,9 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
     uint64_t last = UINT64_C(1) << ((g->w - 1) & 63), tail = cg__tail_mask(g);
     for (uint32_t y = y0; y < y1; y++) {
         uint64_t *r = cg__row(g, y);
-        if (ring && (y == 0 || y == g->h - 1)) {
+        if (done && y >= win.y0 && y < win.y1) {
+            y = win.y1 - 1; /* drawn with these bits: on to the rows after */
+        } else if (ring && (y == 0 || y == g->h - 1)) {
             for (size_t i = 0; i < g->nw; i++)
                 r[i] = ~UINT64_C(0);
         } else {
