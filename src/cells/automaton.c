@@ -265,11 +265,17 @@ static void copy_rows(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1
     }
 }
 
-static void wall_rows(cg_grid *g, int64_t y0, int64_t y1)
+/* Sets n words from p on to all wall, two at a time: a memset (which the
+ * compiler makes of a plain loop) costs tens of cycles to start for the few
+ * words of a padding row. */
+static void wall_words(uint64_t *p, size_t n)
 {
-    for (int64_t y = y0; y < y1; y++)
-        for (size_t i = 0; i < g->nw; i++)
-            cg__row(g, y)[i] = ~UINT64_C(0);
+    for (; n >= 2; n -= 2, p += 2) {
+        p[0] = ~UINT64_C(0);
+        p[1] = ~UINT64_C(0);
+    }
+    if (n)
+        p[0] = ~UINT64_C(0);
 }
 
 int cg__generation_passes(cg_grid *g, int r1, int r2, int self, uint32_t n)
@@ -297,28 +303,26 @@ int cg__generation_passes(cg_grid *g, int r1, int r2, int self, uint32_t n)
     cg_grid pb = pa;
     pb.mem = b;
     const uint32_t h = g->h;
-    const size_t words = ((size_t)h + 2 * CG__PAD) * nw + 2;
-    /* The padding rows, the slack words and the ring's rows: wall. */
-    a[0] = b[0] = a[words - 1] = b[words - 1] = ~UINT64_C(0);
-    wall_rows(&pa, -CG__PAD, 0);
-    wall_rows(&pa, h, (int64_t)h + CG__PAD);
-    wall_rows(&pb, -CG__PAD, 1);
-    wall_rows(&pb, (int64_t)h - 1, (int64_t)h + CG__PAD);
+    /* The slack words, the padding rows and in b the ring's rows: wall. */
+    wall_words(a, 1 + 2 * nw);
+    wall_words(a + 1 + (h + 2) * nw, 1 + 2 * nw);
+    wall_words(b, 1 + 3 * nw);
+    wall_words(b + 1 + (h + 1) * nw, 1 + 3 * nw);
     copy_rows(g, &pa, 0, h);
     cg_grid *src = &pa, *dst = &pb;
     for (uint32_t k = 0; k < n; k++) {
         generation_pass(path, src, dst, r1, r2, self, 1, h - 1);
         if (k == 0) { /* a's ring rows held the map's: wall from now on */
-            wall_rows(&pa, 0, 1);
-            wall_rows(&pa, (int64_t)h - 1, h);
+            wall_words(cg__row(&pa, 0), nw);
+            wall_words(cg__row(&pa, h - 1), nw);
         }
         cg_grid *t = src;
         src = dst;
         dst = t;
     }
     copy_rows(src, g, 1, h - 1);
-    wall_rows(g, 0, 1);
-    wall_rows(g, (int64_t)h - 1, h);
+    wall_words(cg__row(g, 0), nw);
+    wall_words(cg__row(g, h - 1), nw);
     return 1;
 }
 
