@@ -246,22 +246,26 @@ static void generation_pass(int path, const cg_grid *src, cg_grid *dst, int r1, 
 }
 
 /* Copies rows y0..y1-1 of src to dst (grids of the same size, any strides).
- * Rows of one or two words, the maps this is for, go without a loop: a
- * generic copy of so few words (a call to memcpy, or a vectorised loop with
- * its overlap checks) costs several times the copy. */
+ * Rows of one or two words, the maps this is for, are one copy of constant
+ * size each (a move of 8 or 16 bytes): a generic copy of so few words (a
+ * call to memcpy, or a vectorised loop with its overlap checks) costs
+ * several times the copy. The row pointers are kept here, not recomputed
+ * from the grids, which the stores could alias. */
 static void copy_rows(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1)
 {
-    const size_t nw = src->nw;
-    for (uint32_t y = y0; y < y1; y++) {
-        const uint64_t *a = cg__row(src, y);
-        uint64_t *b = cg__row(dst, y);
-        b[0] = a[0];
-        if (nw == 2) {
-            b[1] = a[1];
-        } else {
-            for (size_t i = 1; i < nw; i++)
-                b[i] = a[i];
-        }
+    const size_t nw = src->nw, sa = src->stride, sb = dst->stride;
+    const uint64_t *a = cg__row(src, y0);
+    uint64_t *b = cg__row(dst, y0);
+    uint32_t n = y1 - y0;
+    if (nw == 2) {
+        for (; n; n--, a += sa, b += sb)
+            memcpy(b, a, 2 * sizeof(uint64_t));
+    } else if (nw == 1) {
+        for (; n; n--, a += sa, b += sb)
+            memcpy(b, a, sizeof(uint64_t));
+    } else {
+        for (; n; n--, a += sa, b += sb)
+            memcpy(b, a, nw * sizeof(uint64_t));
     }
 }
 

@@ -186,20 +186,20 @@ __attribute__((target("avx2"))) static void fill_avx2(cg_grid *g, uint64_t key, 
 }
 
 /* AVX-512: vpmullq does the 64-bit products, and a compare writes its 8
- * results straight into a mask register: 8 bits of the word, stored as its
- * byte k (little-endian: cells 8k..8k+7) with kmovb, so the masks never go
- * through a general register (kmovq to one and the shifts and ORs that
- * assemble a word cost about a tenth of the loop, on the same port as the
- * shifts and multiplies). The ring's and tail's bits are ORed into the mask
- * of the first and last group (or0, orl), so the row is never read back
- * (a load of a word just stored as eight bytes would wait for all eight).
+ * results straight into a mask register: 8 bits of the word. The ring's
+ * and tail's bits are ORed into the word here (or0 into its first group,
+ * orl into its last, all 1 past group kn), so the row is stored once and
+ * never read back by a fix-up loop. (Storing each mask as its byte of the
+ * row with kmovb, which saves the kmovq and shifts, measured no faster: the
+ * next step's loads of words made of eight byte stores wait for them.)
  * flip is a constant 0 or 2^32 in each copy (two loops, no XOR in the
  * common one). */
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static inline
-    __attribute__((always_inline)) void
-    fill_bytes_avx512(fill_v8 *zx, unsigned kn, __m512i lim, const uint64_t flip, uint8_t *out,
-                      unsigned or0, unsigned orl)
+    __attribute__((always_inline)) uint64_t
+    fill_word_avx512(fill_v8 *zx, unsigned kn, __m512i lim, const uint64_t flip, unsigned or0,
+                     unsigned orl)
 {
+    uint64_t word = 0;
     for (unsigned k = 0; k < kn; k++) {
         fill_v8 z = *zx;
         *zx += 8 * GOLDEN;
@@ -207,12 +207,10 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static inline
         if (flip)
             z ^= flip;
         __mmask8 m = _mm512_cmplt_epu64_mask((__m512i)z, lim);
-        if (k == 0 && or0)
-            m = _kor_mask8(m, _cvtu32_mask8(or0));
-        if (k + 1 == kn && orl)
-            m = _kor_mask8(m, _cvtu32_mask8(orl));
-        _store_mask8((__mmask8 *)(out + k), m);
+        word |= (uint64_t)m << (8 * k);
     }
+    word |= or0 | (uint64_t)orl << (8 * (kn - 1));
+    return kn < 8 ? word | ~UINT64_C(0) << (8 * kn) : word;
 }
 
 /* Rows win->y0..y1-1 with their ring (ring: x = 0 and x = w-1 wall) and
@@ -225,22 +223,21 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static inline
     const __m512i lim = _mm512_set1_epi64((long long)(threshold << 32));
     const unsigned kn = last_groups(g);
     const size_t nw = g->nw;
-    /* The last word's fixed bits; its bytes past group kn hold tail bits
-     * only (all 1) and are stored once with the word, before the groups. */
+    /* The last word's fixed bits, the ring's x = w-1 and the tail: orl is
+     * their part in its last group (its groups past kn are all tail). */
     const uint64_t fix = cg__tail_mask(g) | (ring ? UINT64_C(1) << ((g->w - 1) & 63) : 0);
     const unsigned first = ring ? 1u : 0u, orl = (unsigned)(fix >> (8 * (kn - 1))) & 0xffu;
     for (uint32_t y = win->y0; y < win->y1; y++) {
         uint64_t *r = cg__row(g, y);
         fill_v8 zx = FILL_LANES(row_hash(key, win, y));
-        r[nw - 1] = fix;
         if (nw == 1) {
-            fill_bytes_avx512(&zx, kn, lim, flip, (uint8_t *)r, first, orl);
+            r[0] = fill_word_avx512(&zx, kn, lim, flip, first, orl);
             continue;
         }
-        fill_bytes_avx512(&zx, 8, lim, flip, (uint8_t *)r, first, 0);
+        r[0] = fill_word_avx512(&zx, 8, lim, flip, first, 0);
         for (size_t i = 1; i + 1 < nw; i++)
-            fill_bytes_avx512(&zx, 8, lim, flip, (uint8_t *)(r + i), 0, 0);
-        fill_bytes_avx512(&zx, kn, lim, flip, (uint8_t *)(r + nw - 1), 0, orl);
+            r[i] = fill_word_avx512(&zx, 8, lim, flip, 0, 0);
+        r[nw - 1] = fill_word_avx512(&zx, kn, lim, flip, 0, orl);
     }
 }
 
