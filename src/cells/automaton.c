@@ -303,9 +303,10 @@ int cg__generation_passes(cg_grid *g, int r1, int r2, int self, uint32_t n)
         (size_t)(g->h - 2) * nw < 8)
         return 0;
     uint64_t a[CG__PACKED_WORDS], b[CG__PACKED_WORDS];
+    /* (Each set field by field: a copy of the first would load it while its
+     * stores are still in flight, which costs more than the copy.) */
     cg_grid pa = {.w = g->w, .h = g->h, .nw = nw, .stride = nw, .mem = a};
-    cg_grid pb = pa;
-    pb.mem = b;
+    cg_grid pb = {.w = g->w, .h = g->h, .nw = nw, .stride = nw, .mem = b};
     const uint32_t h = g->h;
     /* The slack words, the padding rows and in b the ring's rows: wall. */
     wall_words(a, 1 + 2 * nw);
