@@ -161,43 +161,40 @@ fill_word_avx2(uint64_t x0, unsigned kn, __m256i thr, const uint64_t flip)
     return word;
 }
 
+/* Rows win->y0..y1-1 with the ring's and tail's bits, as fill_rows_avx512
+ * below. */
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
 fill_rows_avx2(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win,
-               const uint64_t flip)
+               uint64_t first, uint64_t fix, const uint64_t flip)
 {
     const __m256i thr = _mm256_set1_epi64x((long long)threshold);
     const unsigned kn = last_groups(g);
+    const size_t nw = g->nw;
     for (uint32_t y = win->y0; y < win->y1; y++) {
         uint64_t *r = cg__row(g, y);
-        uint64_t x0 = row_hash(key, win, y);
-        for (size_t i = 0; i + 1 < g->nw; i++, x0 += 64 * GOLDEN)
-            r[i] = fill_word_avx2(x0, 8, thr, flip);
-        r[g->nw - 1] = fill_word_avx2(x0, kn, thr, flip);
+        uint64_t x0 = row_hash(key, win, y), at0 = first;
+        for (size_t i = 0; i + 1 < nw; i++, x0 += 64 * GOLDEN, at0 = 0)
+            r[i] = fill_word_avx2(x0, 8, thr, flip) | at0;
+        r[nw - 1] = fill_word_avx2(x0, kn, thr, flip) | at0 | fix;
     }
 }
 
 __attribute__((target("avx2"))) static void fill_avx2(cg_grid *g, uint64_t key, uint64_t threshold,
-                                                      const fill_window *win)
+                                                      const fill_window *win, uint64_t first,
+                                                      uint64_t fix)
 {
     if (flip_of(threshold))
-        fill_rows_avx2(g, key, threshold, win, UINT64_C(1) << 32);
+        fill_rows_avx2(g, key, threshold, win, first, fix, UINT64_C(1) << 32);
     else
-        fill_rows_avx2(g, key, threshold, win, 0);
+        fill_rows_avx2(g, key, threshold, win, first, fix, 0);
 }
 
 /* AVX-512: vpmullq does the 64-bit products, and a compare writes its 8
- * results straight into a mask register: 8 bits of the word. The ring's
- * and tail's bits are ORed into the word here (or0 into its first group,
- * orl into its last, all 1 past group kn), so the row is stored once and
- * never read back by a fix-up loop. (Storing each mask as its byte of the
- * row with kmovb, which saves the kmovq and shifts, measured no faster: the
- * next step's loads of words made of eight byte stores wait for them.)
- * flip is a constant 0 or 2^32 in each copy (two loops, no XOR in the
- * common one). */
+ * results straight into a mask register: 8 bits of the word. flip is a
+ * constant 0 or 2^32 in each copy (two loops, no XOR in the common one). */
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static inline
     __attribute__((always_inline)) uint64_t
-    fill_word_avx512(fill_v8 *zx, unsigned kn, __m512i lim, const uint64_t flip, unsigned or0,
-                     unsigned orl)
+    fill_word_avx512(fill_v8 *zx, unsigned kn, __m512i lim, const uint64_t flip)
 {
     uint64_t word = 0;
     for (unsigned k = 0; k < kn; k++) {
@@ -209,45 +206,44 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static inline
         __mmask8 m = _mm512_cmplt_epu64_mask((__m512i)z, lim);
         word |= (uint64_t)m << (8 * k);
     }
-    word |= or0 | (uint64_t)orl << (8 * (kn - 1));
-    return kn < 8 ? word | ~UINT64_C(0) << (8 * kn) : word;
+    return word;
 }
 
-/* Rows win->y0..y1-1 with their ring (ring: x = 0 and x = w-1 wall) and
- * tail bits set: the caller leaves them alone. */
+/* Rows win->y0..y1-1 with the ring's and tail's bits ORed in before each
+ * row's one store (first: x = 0, fix: x = w-1 and the tail), so no fix-up
+ * loop reads them back. (Storing each group's mask as its byte of the row
+ * with kmovb, which saves the kmovq and shifts, measured no faster: the
+ * next step's loads of words made of eight byte stores wait for them.) */
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static inline
     __attribute__((always_inline)) void
     fill_rows_avx512(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win,
-                     int ring, const uint64_t flip)
+                     uint64_t first, uint64_t fix, const uint64_t flip)
 {
     const __m512i lim = _mm512_set1_epi64((long long)(threshold << 32));
     const unsigned kn = last_groups(g);
     const size_t nw = g->nw;
-    /* The last word's fixed bits, the ring's x = w-1 and the tail: orl is
-     * their part in its last group (its groups past kn are all tail). */
-    const uint64_t fix = cg__tail_mask(g) | (ring ? UINT64_C(1) << ((g->w - 1) & 63) : 0);
-    const unsigned first = ring ? 1u : 0u, orl = (unsigned)(fix >> (8 * (kn - 1))) & 0xffu;
     for (uint32_t y = win->y0; y < win->y1; y++) {
         uint64_t *r = cg__row(g, y);
         fill_v8 zx = FILL_LANES(row_hash(key, win, y));
         if (nw == 1) {
-            r[0] = fill_word_avx512(&zx, kn, lim, flip, first, orl);
+            r[0] = fill_word_avx512(&zx, kn, lim, flip) | first | fix;
             continue;
         }
-        r[0] = fill_word_avx512(&zx, 8, lim, flip, first, 0);
+        r[0] = fill_word_avx512(&zx, 8, lim, flip) | first;
         for (size_t i = 1; i + 1 < nw; i++)
-            r[i] = fill_word_avx512(&zx, 8, lim, flip, 0, 0);
-        r[nw - 1] = fill_word_avx512(&zx, kn, lim, flip, 0, orl);
+            r[i] = fill_word_avx512(&zx, 8, lim, flip);
+        r[nw - 1] = fill_word_avx512(&zx, kn, lim, flip) | fix;
     }
 }
 
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static void
-fill_avx512(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win, int ring)
+fill_avx512(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win, uint64_t first,
+            uint64_t fix)
 {
     if (flip_of(threshold))
-        fill_rows_avx512(g, key, threshold, win, ring, UINT64_C(1) << 32);
+        fill_rows_avx512(g, key, threshold, win, first, fix, UINT64_C(1) << 32);
     else
-        fill_rows_avx512(g, key, threshold, win, ring, 0);
+        fill_rows_avx512(g, key, threshold, win, first, fix, 0);
 }
 #endif
 
@@ -263,6 +259,9 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
     uint32_t d0 = ring && y0 == 0 ? 1 : y0, d1 = ring && y1 == g->h ? g->h - 1 : y1;
     const fill_window win = {(uint64_t)ox, (uint64_t)oy, d0, d1 > d0 ? d1 : d0};
     int path = cg__kernel_path(), done = 0; /* done: the rows came with their ring and tail */
+    /* The bits the ring (x = 0; x = w-1) and the tail past the width add. */
+    const uint64_t last = UINT64_C(1) << ((g->w - 1) & 63), tail = cg__tail_mask(g);
+    const uint64_t first = ring ? 1 : 0, fix = (ring ? last : 0) | tail;
     if (threshold == 0 || threshold >= UINT64_C(1) << 32) {
         /* fill 0 and fill 100: no cell or every cell below the threshold. */
         for (uint32_t y = win.y0; y < win.y1; y++)
@@ -274,11 +273,12 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     case CG__PATH_AVX512VBMI2: /* nothing for VBMI2 to do here */
     case CG__PATH_AVX512:
-        fill_avx512(g, key, threshold, &win, ring);
+        fill_avx512(g, key, threshold, &win, first, fix);
         done = 1;
         break;
     case CG__PATH_AVX2:
-        fill_avx2(g, key, threshold, &win);
+        fill_avx2(g, key, threshold, &win, first, fix);
+        done = 1;
         break;
 #endif
     case -1: /* drawn above */
@@ -291,7 +291,6 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
     /* The cellular-automaton cave article forces the map's borders to
      * wall; a window of the infinite cave (docs/scale.md) has no border,
      * only the tail bits past the width, which stay wall in every grid. */
-    uint64_t last = UINT64_C(1) << ((g->w - 1) & 63), tail = cg__tail_mask(g);
     for (uint32_t y = y0; y < y1; y++) {
         uint64_t *r = cg__row(g, y);
         if (done && y >= win.y0 && y < win.y1) {
@@ -300,9 +299,8 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
             for (size_t i = 0; i < g->nw; i++)
                 r[i] = ~UINT64_C(0);
         } else {
-            if (ring)
-                r[0] |= 1;
-            r[g->nw - 1] |= (ring ? last : 0) | tail;
+            r[0] |= first;
+            r[g->nw - 1] |= fix;
         }
     }
 }
