@@ -217,7 +217,8 @@ KFN(count_rows)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
  * keep the planes in CG__FLAT_WORDS words (in L1); the caller checks that
  * the flat output run of every block holds at least KL words (path_for in
  * cells/automaton.c). Same result as count_rows followed by the ring or the
- * tail, bit for bit. */
+ * tail, bit for bit. (cg__generation_passes also runs it on copies packed
+ * without the frame words, stride = nw: why that holds is said there.) */
 static inline __attribute__((always_inline)) KATTR void
 KFN(count_flat)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int ka, int kb,
                 const int self, const int five, const int two_v1, int ring)
