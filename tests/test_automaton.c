@@ -13,6 +13,10 @@
 #include "testutil.h"
 /* The test-only hook that forces a kernel code path (cg__set_kernel_path). */
 #include "core/cpu.h"
+/* The packed multi-pass entry point, cg__generation_passes, against passes
+ * of cg__generation one at a time. */
+#include "cells/automaton.h"
+#include "core/grid.h"
 
 /* Small sizes: degenerate maps and widths on either side of a 64-bit word. */
 static const int small_sizes[][2] = {
@@ -680,6 +684,111 @@ static void every_path_matches_oracle_on_patterns(void **state)
     for_each_path(patterns_on_path, 13000, CG__PATH_SCALAR);
 }
 
+/* n passes of cg__generation on the scalar path, one at a time, each into
+ * a second grid that then becomes the map: the twin of cg__generation_passes. */
+static cg_grid *passes_one_at_a_time(const cg_grid *in, int r1, int r2, int self, uint32_t n)
+{
+    cg_grid *a = NULL, *b = NULL;
+    assert_int_equal(cg_grid_clone(&a, in), CG_OK);
+    assert_int_equal(cg__grid_new_like(&b, in), CG_OK);
+    assert_int_equal(cg__set_kernel_path(CG__PATH_SCALAR), 0);
+    for (uint32_t k = 0; k < n; k++) {
+        cg__generation(a, b, r1, r2, self);
+        cg_grid *t = a;
+        a = b;
+        b = t;
+    }
+    cg_grid_free(b);
+    return a;
+}
+
+/* Whether cg__generation_passes takes a w x h map on a vector path: see
+ * cells/automaton.c (width not a multiple of 64, at least 8 words in rows
+ * 1..h-2, under 16 words a row, the packed copy within 1024 words). */
+static int packs(int w, int h)
+{
+    size_t nw = ((size_t)w + 63) / 64;
+    return w % 64 != 0 && h >= 3 && (size_t)(h - 2) * nw >= 8 && nw < 16 &&
+           ((size_t)h + 4) * nw + 2 <= 1024;
+}
+
+/* cg__generation_passes on path against the scalar path's passes one at a
+ * time; the map is left alone when it does not take it. */
+static void check_packed(const cg_grid *in, int path, int r1, int r2, int self, uint32_t n)
+{
+    cg_grid *want = passes_one_at_a_time(in, r1, r2, self, n);
+    cg_grid *got = NULL;
+    assert_int_equal(cg_grid_clone(&got, in), CG_OK);
+    assert_int_equal(cg__set_kernel_path(path), 0);
+    int took = cg__generation_passes(got, r1, r2, self, n);
+    int w = (int)in->w, h = (int)in->h;
+    int expect = path != CG__PATH_SCALAR && n > 0 && packs(w, h);
+    if (took != expect || !tu_grids_equal(got, took ? want : in)) {
+        print_error("%s: %dx%d r1=%d r2=%d self=%d n=%u: took %d (want %d), cells %s\n",
+                    cg__kernel_path_name(path), w, h, r1, r2, self, n, took, expect,
+                    tu_grids_equal(got, took ? want : in) ? "equal" : "differ");
+        fail();
+    }
+    cg_grid_free(want);
+    cg_grid_free(got);
+}
+
+/* Maps with and without a wall ring (the passes must not rely on the input
+ * having one: x = 0 and x = w-1 are read as cells), structured ones, on the
+ * widths either side of the word boundaries and the 80 of a batch. */
+static void packed_passes_on_path(int path, uint64_t *rng)
+{
+    static const struct {
+        int r1, r2, self;
+        uint32_t n;
+    } plist[] = {{5, -1, 1, 5}, {5, 0, 1, 1}, {5, 2, 0, 3}, {4, -1, 0, 2}, {9, 21, 1, 1},
+                 {0, -1, 1, 1}, {6, 12, 1, 2}, {3, 5, 0, 6}, {5, 2, 1, 0}};
+    static const int widths[] = {1, 2, 7, 63, 64, 65, 80, 127, 128, 129, 131, 200, 1000};
+    static const int heights[] = {1, 2, 3, 4, 5, 50, 101, 200};
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        for (size_t j = 0; j < sizeof heights / sizeof heights[0]; j++) {
+            int w = widths[i], h = heights[j];
+            uint8_t *cells = tu_alloc_cells(w, h);
+            for (int input = 0; input < 13; input++) {
+                if (input < 10)
+                    fill_pattern(cells, w, h, input);
+                else
+                    tu_random_cells(cells, w, h, input == 10 ? 0.45 : input == 11 ? 0.55 : 0.2,
+                                    rng);
+                cg_grid *in = tu_grid_from_cells(cells, w, h);
+                size_t k = (i + j + (size_t)input) % (sizeof plist / sizeof plist[0]);
+                check_packed(in, path, plist[k].r1, plist[k].r2, plist[k].self, plist[k].n);
+                if (input >= 10) /* random maps: every rule */
+                    for (size_t q = 0; q < sizeof plist / sizeof plist[0]; q++)
+                        check_packed(in, path, plist[q].r1, plist[q].r2, plist[q].self,
+                                     plist[q].n);
+                cg_grid_free(in);
+            }
+            free(cells);
+        }
+    }
+    /* A marker must be pruned between passes: such maps are not taken. */
+    uint8_t *cells = tu_alloc_cells(80, 50);
+    tu_random_cells(cells, 80, 50, 0.45, rng);
+    cg_grid *in = tu_grid_from_cells(cells, 80, 50);
+    cg_grid_set(in, 10, 10, CG_FLOOR);
+    assert_int_equal(cg__grid_push_mark(in, 10, 10, CG_MARK_ENTRANCE), CG_OK);
+    cg_grid *got = NULL;
+    assert_int_equal(cg_grid_clone(&got, in), CG_OK);
+    assert_int_equal(cg__set_kernel_path(path), 0);
+    assert_int_equal(cg__generation_passes(got, 5, -1, 1, 5), 0);
+    assert_true(tu_grids_equal(got, in));
+    cg_grid_free(got);
+    cg_grid_free(in);
+    free(cells);
+}
+
+static void every_path_runs_all_passes_at_once_like_one_at_a_time(void **state)
+{
+    (void)state;
+    for_each_path(packed_passes_on_path, 15000, CG__PATH_SCALAR);
+}
+
 static void kernel_path_hook_refuses_unknown_paths(void **state)
 {
     (void)state;
@@ -718,6 +827,8 @@ int main(void)
         cmocka_unit_test_teardown(every_path_matches_oracle_across_strips_and_on_short_maps,
                                   path_teardown),
         cmocka_unit_test_teardown(every_path_matches_oracle_on_narrow_maps, path_teardown),
+        cmocka_unit_test_teardown(every_path_runs_all_passes_at_once_like_one_at_a_time,
+                                  path_teardown),
         cmocka_unit_test_teardown(every_path_matches_oracle_on_patterns, path_teardown),
         cmocka_unit_test_teardown(kernel_path_hook_refuses_unknown_paths, path_teardown),
     };

@@ -11,6 +11,8 @@
 #include "testutil.h"
 /* The test-only hook that forces a kernel code path (cg__set_kernel_path). */
 #include "core/cpu.h"
+/* The words of a row, to check the bits past the width (cg__row). */
+#include "core/grid.h"
 
 static const uint64_t seeds[] = {
     0, 1, 2, 42, 7, 123456789, UINT64_C(0x8000000000000000), UINT64_C(0xFFFFFFFFFFFFFFFF),
@@ -392,9 +394,12 @@ static void every_path_fills_the_documented_cells(void **state)
         {"fill 50.0000001", 500000001},
         {"fill 75", 750000000},
     };
-    static const uint32_t sizes[][2] = {{1, 1},   {3, 2},   {63, 5},   {64, 3},
-                                        {65, 4},  {80, 50}, {131, 7},  {200, 3},
-                                        {449, 3}, {513, 4}, {1000, 3}, {4161, 2}};
+    static const uint32_t sizes[][2] = {
+        {1, 1},  {3, 2},   {63, 5},  {64, 3},  {65, 4},   {80, 50},  {131, 7},  {200, 3},
+        {449, 3}, {513, 4}, {1000, 3}, {4161, 2}, {1, 50},  {2, 3},    {63, 50},  {64, 2},
+        {65, 1},  {80, 1},  {80, 2},  {80, 3},  {127, 50}, {128, 3},  {129, 50}, {131, 2},
+        {2, 1},   {127, 2}, {128, 50}, {129, 1},
+    };
     int paths = 0;
     for (int path = 0; path < CG__PATH_COUNT; path++) {
         if (!cg__kernel_path_available(path))
@@ -424,6 +429,11 @@ static void every_path_fills_the_documented_cells(void **state)
                             }
                         }
                     }
+                    /* The bits past the width stay wall in every row. */
+                    for (uint32_t y = 0; y < h; y++)
+                        if ((cg__row(g, y)[g->nw - 1] & cg__tail_mask(g)) != cg__tail_mask(g))
+                            fail_msg("path %s, \"%s\", %ux%u: row %u's tail bits are not wall",
+                                     cg__kernel_path_name(path), text, w, h, y);
                     cg_grid_free(g);
                 }
             }

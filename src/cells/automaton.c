@@ -212,6 +212,125 @@ void cg__generation_rows_at(const cg_grid *src, cg_grid *dst, int r1, int r2, in
     wall_ring_rows(dst, y0, y1, top, map_h, path >= 0 && flat_kernel(src, path));
 }
 
+/* A narrow map's passes on a packed copy (cg__generation_passes): its rows
+ * without their frame words, rows -2..h+1 at word 1 + (y + 2) * nw, and a
+ * word of slack at either end (read by the horizontal sums of the first and
+ * last words). At most this many words. */
+#define CG__PACKED_WORDS 1024
+
+/* One pass of the vector paths on grids of any stride. */
+static void generation_pass(int path, const cg_grid *src, cg_grid *dst, int r1, int r2, int self,
+                            uint32_t y0, uint32_t y1)
+{
+    switch (path) {
+#if defined(CG__HAVE_X86)
+    case CG__PATH_AVX512VBMI2:
+        generation_avx512vbmi2(src, dst, r1, r2, self, y0, y1);
+        break;
+    case CG__PATH_AVX512:
+        generation_avx512(src, dst, r1, r2, self, y0, y1);
+        break;
+    case CG__PATH_AVX2:
+        generation_avx2(src, dst, r1, r2, self, y0, y1);
+        break;
+#endif
+#if defined(CG__HAVE_VECTOR)
+    case CG__PATH_VECTOR:
+        generation_vector(src, dst, r1, r2, self, y0, y1);
+        break;
+#endif
+    default:
+        generation_scalar(src, dst, r1, r2, self, y0, y1);
+        break;
+    }
+}
+
+/* Copies rows y0..y1-1 of src to dst (grids of the same size, any strides).
+ * Rows of one or two words, the maps this is for, are one copy of constant
+ * size each (a move of 8 or 16 bytes): a generic copy of so few words (a
+ * call to memcpy, or a vectorised loop with its overlap checks) costs
+ * several times the copy. The row pointers are kept here, not recomputed
+ * from the grids, which the stores could alias. */
+static void copy_rows(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1)
+{
+    const size_t nw = src->nw, sa = src->stride, sb = dst->stride;
+    const uint64_t *a = cg__row(src, y0);
+    uint64_t *b = cg__row(dst, y0);
+    uint32_t n = y1 - y0;
+    if (nw == 2) {
+        for (; n; n--, a += sa, b += sb)
+            memcpy(b, a, 2 * sizeof(uint64_t));
+    } else if (nw == 1) {
+        for (; n; n--, a += sa, b += sb)
+            memcpy(b, a, sizeof(uint64_t));
+    } else {
+        for (; n; n--, a += sa, b += sb)
+            memcpy(b, a, nw * sizeof(uint64_t));
+    }
+}
+
+/* Sets n words from p on to all wall, two at a time: a memset (which the
+ * compiler makes of a plain loop) costs tens of cycles to start for the few
+ * words of a padding row. */
+static void wall_words(uint64_t *p, size_t n)
+{
+    for (; n >= 2; n -= 2, p += 2) {
+        p[0] = ~UINT64_C(0);
+        p[1] = ~UINT64_C(0);
+    }
+    if (n)
+        p[0] = ~UINT64_C(0);
+}
+
+int cg__generation_passes(cg_grid *g, int r1, int r2, int self, uint32_t n)
+{
+    /* The flat kernel (cells/automaton_kernel.h) reads a word's neighbours
+     * along the flat run of memory, the words of the rows beside it, so on
+     * a grid packed without the frame words, the row before's last word
+     * stands where the frame word was: x-1 and x-2 of a row's first cells
+     * come from its top bits, x+1 and x+2 of its last cells from the next
+     * row's first bits. With the ring forced those cells' own results are
+     * wall whatever they read, so only x = -1 for x = 1 and x = w for
+     * x = w-2 matter: the previous row's bit 63 of its last word and the
+     * same row's bit w, both tail bits (wall, like the frame) when the width
+     * is not a multiple of 64. Half the words per row at 80 cells (2 of 4),
+     * and the map is packed once for all n passes. The markers would have
+     * to be pruned between passes: none may exist. */
+    const size_t nw = g->nw;
+    const int path = cg__kernel_path();
+    if (n == 0 || g->nmarks || path == CG__PATH_SCALAR || !(g->w & 63) || g->h < 3 ||
+        nw >= CG__FLAT_NW || ((size_t)g->h + 2 * CG__PAD) * nw + 2 > CG__PACKED_WORDS ||
+        (size_t)(g->h - 2) * nw < 8)
+        return 0;
+    uint64_t a[CG__PACKED_WORDS], b[CG__PACKED_WORDS];
+    /* (Each set field by field: a copy of the first would load it while its
+     * stores are still in flight, which costs more than the copy.) */
+    cg_grid pa = {.w = g->w, .h = g->h, .nw = nw, .stride = nw, .mem = a};
+    cg_grid pb = {.w = g->w, .h = g->h, .nw = nw, .stride = nw, .mem = b};
+    const uint32_t h = g->h;
+    /* The slack words, the padding rows and in b the ring's rows: wall. */
+    wall_words(a, 1 + 2 * nw);
+    wall_words(a + 1 + (h + 2) * nw, 1 + 2 * nw);
+    wall_words(b, 1 + 3 * nw);
+    wall_words(b + 1 + (h + 1) * nw, 1 + 3 * nw);
+    copy_rows(g, &pa, 0, h);
+    cg_grid *src = &pa, *dst = &pb;
+    for (uint32_t k = 0; k < n; k++) {
+        generation_pass(path, src, dst, r1, r2, self, 1, h - 1);
+        if (k == 0) { /* a's ring rows held the map's: wall from now on */
+            wall_words(cg__row(&pa, 0), nw);
+            wall_words(cg__row(&pa, h - 1), nw);
+        }
+        cg_grid *t = src;
+        src = dst;
+        dst = t;
+    }
+    copy_rows(src, g, 1, h - 1);
+    wall_words(cg__row(g, 0), nw);
+    wall_words(cg__row(g, h - 1), nw);
+    return 1;
+}
+
 void cg__generation_rows(const cg_grid *src, cg_grid *dst, int r1, int r2, int self, uint32_t y0,
                          uint32_t y1)
 {

@@ -26,6 +26,11 @@ void cg__generation_rows_at(const cg_grid *src, cg_grid *dst, int r1, int r2, in
                             uint32_t y1, uint32_t top, uint32_t map_h);
 void cg__smooth_rows(const cg_grid *src, cg_grid *dst, int walls, uint32_t y0, uint32_t y1);
 void cg__rule_rows(const cg_grid *src, cg_grid *dst, int lo, int hi, uint32_t y0, uint32_t y1);
+/* All n passes of cg__generation on g in place, on a packed copy, when g
+ * is narrow and small enough, its width not a multiple of 64, it holds no
+ * markers and the kernel path is a vector one; returns 0 (g untouched)
+ * otherwise. Same cells as n passes of cg__generation. */
+int cg__generation_passes(cg_grid *g, int r1, int r2, int self, uint32_t n);
 /* Sets the tail bits (past the width) of rows y0..y1-1. */
 void cg__fix_tail_rows(cg_grid *g, uint32_t y0, uint32_t y1);
 

@@ -217,7 +217,8 @@ KFN(count_rows)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
  * keep the planes in CG__FLAT_WORDS words (in L1); the caller checks that
  * the flat output run of every block holds at least KL words (path_for in
  * cells/automaton.c). Same result as count_rows followed by the ring or the
- * tail, bit for bit. */
+ * tail, bit for bit. (cg__generation_passes also runs it on copies packed
+ * without the frame words, stride = nw: why that holds is said there.) */
 static inline __attribute__((always_inline)) KATTR void
 KFN(count_flat)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int ka, int kb,
                 const int self, const int five, const int two_v1, int ring)
@@ -236,20 +237,28 @@ KFN(count_flat)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
     uint64_t hs[4][CG__FLAT_WORDS], pat[CG__FLAT_NW + 2 + KL];
     /* Output rows per block: their sums span rows - 1 + 2 * reach strides
      * plus one row's words. Blocks of near-equal size (at least half of
-     * max_rows when there are several), so none is short. */
-    const size_t max_rows = CG__FLAT_WORDS / stride - 2 * reach;
-    const size_t total = y1 - y0, nblocks = (total + max_rows - 1) / max_rows;
+     * max_rows when there are several), so none is short. A map that fits
+     * one block (the small maps of a batch) takes no division here: a
+     * handful of them cost as much as a pass over 100 words. */
+    const size_t total = y1 - y0;
+    size_t nblocks = 1;
+    if ((total + 2 * reach) * stride > CG__FLAT_WORDS) {
+        const size_t max_rows = CG__FLAT_WORDS / stride - 2 * reach;
+        nblocks = (total + max_rows - 1) / max_rows;
+    }
     const uint64_t first = ring ? 1 : 0;
     const uint64_t end = cg__tail_mask(dst) | (ring ? UINT64_C(1) << ((dst->w - 1) & 63) : 0);
     for (size_t k = 0, col = 0; k < stride + KL; k++) {
         pat[k] = col >= nw ? ~UINT64_C(0) : (col == 0 ? first : 0) | (col == nw - 1 ? end : 0);
         col = col + 1 == stride ? 0 : col + 1;
     }
-    const size_t step = KL % stride;
+    size_t step = KL; /* KL % stride, the column a chunk on moves by */
+    while (step >= stride)
+        step -= stride;
 
     for (size_t bi = 0; bi < nblocks; bi++) {
-        const uint32_t yb = y0 + (uint32_t)(total * bi / nblocks);
-        const uint32_t ye = y0 + (uint32_t)(total * (bi + 1) / nblocks);
+        const uint32_t yb = nblocks == 1 ? y0 : y0 + (uint32_t)(total * bi / nblocks);
+        const uint32_t ye = nblocks == 1 ? y1 : y0 + (uint32_t)(total * (bi + 1) / nblocks);
         const uint64_t *s = cg__row(src, (int64_t)yb - (int64_t)reach);
         const size_t len = (ye - yb + 2 * reach - 1) * stride + nw;
         for (size_t j0 = 0; j0 < len; j0 += KL) {
@@ -267,8 +276,12 @@ KFN(count_flat)(const cg_grid *src, cg_grid *dst, uint32_t y0, uint32_t y1, int 
         const size_t olen = (ye - yb - 1) * stride + nw, base = reach * stride;
         for (size_t j0 = 0, col = 0; j0 < olen; j0 += KL) {
             const size_t oj = j0 + KL <= olen ? j0 : olen - KL, j = oj + base;
-            if (oj != j0)
-                col = oj % stride; /* the last chunk, moved back */
+            if (oj != j0) { /* the last chunk, moved back by fewer than KL words */
+                const size_t back = j0 - oj;
+                while (col < back)
+                    col += stride;
+                col -= back;
+            }
             /* A, B, C: rows y-1, y, y+1; T, D: y-2, y+2 (five only). */
             const size_t a = j - stride, c = j + stride;
             KV ah0, ah1, ch0, ch1, b0, b1;

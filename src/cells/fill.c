@@ -161,28 +161,32 @@ fill_word_avx2(uint64_t x0, unsigned kn, __m256i thr, const uint64_t flip)
     return word;
 }
 
+/* Rows win->y0..y1-1 with the ring's and tail's bits, as fill_rows_avx512
+ * below. */
 __attribute__((target("avx2"))) static inline __attribute__((always_inline)) void
 fill_rows_avx2(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win,
-               const uint64_t flip)
+               uint64_t first, uint64_t fix, const uint64_t flip)
 {
     const __m256i thr = _mm256_set1_epi64x((long long)threshold);
     const unsigned kn = last_groups(g);
+    const size_t nw = g->nw;
     for (uint32_t y = win->y0; y < win->y1; y++) {
         uint64_t *r = cg__row(g, y);
-        uint64_t x0 = row_hash(key, win, y);
-        for (size_t i = 0; i + 1 < g->nw; i++, x0 += 64 * GOLDEN)
-            r[i] = fill_word_avx2(x0, 8, thr, flip);
-        r[g->nw - 1] = fill_word_avx2(x0, kn, thr, flip);
+        uint64_t x0 = row_hash(key, win, y), at0 = first;
+        for (size_t i = 0; i + 1 < nw; i++, x0 += 64 * GOLDEN, at0 = 0)
+            r[i] = fill_word_avx2(x0, 8, thr, flip) | at0;
+        r[nw - 1] = fill_word_avx2(x0, kn, thr, flip) | at0 | fix;
     }
 }
 
 __attribute__((target("avx2"))) static void fill_avx2(cg_grid *g, uint64_t key, uint64_t threshold,
-                                                      const fill_window *win)
+                                                      const fill_window *win, uint64_t first,
+                                                      uint64_t fix)
 {
     if (flip_of(threshold))
-        fill_rows_avx2(g, key, threshold, win, UINT64_C(1) << 32);
+        fill_rows_avx2(g, key, threshold, win, first, fix, UINT64_C(1) << 32);
     else
-        fill_rows_avx2(g, key, threshold, win, 0);
+        fill_rows_avx2(g, key, threshold, win, first, fix, 0);
 }
 
 /* AVX-512: vpmullq does the 64-bit products, and a compare writes its 8
@@ -205,29 +209,41 @@ __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static inline
     return word;
 }
 
+/* Rows win->y0..y1-1 with the ring's and tail's bits ORed in before each
+ * row's one store (first: x = 0, fix: x = w-1 and the tail), so no fix-up
+ * loop reads them back. (Storing each group's mask as its byte of the row
+ * with kmovb, which saves the kmovq and shifts, measured no faster: the
+ * next step's loads of words made of eight byte stores wait for them.) */
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static inline
     __attribute__((always_inline)) void
     fill_rows_avx512(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win,
-                     const uint64_t flip)
+                     uint64_t first, uint64_t fix, const uint64_t flip)
 {
     const __m512i lim = _mm512_set1_epi64((long long)(threshold << 32));
     const unsigned kn = last_groups(g);
+    const size_t nw = g->nw;
     for (uint32_t y = win->y0; y < win->y1; y++) {
         uint64_t *r = cg__row(g, y);
         fill_v8 zx = FILL_LANES(row_hash(key, win, y));
-        for (size_t i = 0; i + 1 < g->nw; i++)
+        if (nw == 1) {
+            r[0] = fill_word_avx512(&zx, kn, lim, flip) | first | fix;
+            continue;
+        }
+        r[0] = fill_word_avx512(&zx, 8, lim, flip) | first;
+        for (size_t i = 1; i + 1 < nw; i++)
             r[i] = fill_word_avx512(&zx, 8, lim, flip);
-        r[g->nw - 1] = fill_word_avx512(&zx, kn, lim, flip);
+        r[nw - 1] = fill_word_avx512(&zx, kn, lim, flip) | fix;
     }
 }
 
 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl"))) static void
-fill_avx512(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win)
+fill_avx512(cg_grid *g, uint64_t key, uint64_t threshold, const fill_window *win, uint64_t first,
+            uint64_t fix)
 {
     if (flip_of(threshold))
-        fill_rows_avx512(g, key, threshold, win, UINT64_C(1) << 32);
+        fill_rows_avx512(g, key, threshold, win, first, fix, UINT64_C(1) << 32);
     else
-        fill_rows_avx512(g, key, threshold, win, 0);
+        fill_rows_avx512(g, key, threshold, win, first, fix, 0);
 }
 #endif
 
@@ -242,7 +258,10 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
     /* The ring's first and last rows become all wall below: not drawn. */
     uint32_t d0 = ring && y0 == 0 ? 1 : y0, d1 = ring && y1 == g->h ? g->h - 1 : y1;
     const fill_window win = {(uint64_t)ox, (uint64_t)oy, d0, d1 > d0 ? d1 : d0};
-    int path = cg__kernel_path();
+    int path = cg__kernel_path(), done = 0; /* done: the rows came with their ring and tail */
+    /* The bits the ring (x = 0; x = w-1) and the tail past the width add. */
+    const uint64_t last = UINT64_C(1) << ((g->w - 1) & 63), tail = cg__tail_mask(g);
+    const uint64_t first = ring ? 1 : 0, fix = (ring ? last : 0) | tail;
     if (threshold == 0 || threshold >= UINT64_C(1) << 32) {
         /* fill 0 and fill 100: no cell or every cell below the threshold. */
         for (uint32_t y = win.y0; y < win.y1; y++)
@@ -254,10 +273,12 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
     case CG__PATH_AVX512VBMI2: /* nothing for VBMI2 to do here */
     case CG__PATH_AVX512:
-        fill_avx512(g, key, threshold, &win);
+        fill_avx512(g, key, threshold, &win, first, fix);
+        done = 1;
         break;
     case CG__PATH_AVX2:
-        fill_avx2(g, key, threshold, &win);
+        fill_avx2(g, key, threshold, &win, first, fix);
+        done = 1;
         break;
 #endif
     case -1: /* drawn above */
@@ -270,16 +291,16 @@ void cg__fill_rows(cg_grid *g, uint64_t key, uint32_t ppb, int64_t ox, int64_t o
     /* The cellular-automaton cave article forces the map's borders to
      * wall; a window of the infinite cave (docs/scale.md) has no border,
      * only the tail bits past the width, which stay wall in every grid. */
-    uint64_t last = UINT64_C(1) << ((g->w - 1) & 63), tail = cg__tail_mask(g);
     for (uint32_t y = y0; y < y1; y++) {
         uint64_t *r = cg__row(g, y);
-        if (ring && (y == 0 || y == g->h - 1)) {
+        if (done && y >= win.y0 && y < win.y1) {
+            y = win.y1 - 1; /* drawn with these bits: on to the rows after */
+        } else if (ring && (y == 0 || y == g->h - 1)) {
             for (size_t i = 0; i < g->nw; i++)
                 r[i] = ~UINT64_C(0);
         } else {
-            if (ring)
-                r[0] |= 1;
-            r[g->nw - 1] |= (ring ? last : 0) | tail;
+            r[0] |= first;
+            r[g->nw - 1] |= fix;
         }
     }
 }

@@ -199,8 +199,11 @@ rows_avx512(char *p, const cg_grid *g, uint32_t y0, uint32_t y1, size_t rowlen)
     const unsigned r = (unsigned)(g->w - 64 * (nw - 1)); /* cells in the last word: 1..64 */
     const __mmask64 at_newline = r < 64 ? (__mmask64)1 << r : 0;
     const __mmask64 keep = r < 64 ? ((__mmask64)2 << r) - 1 : ~(__mmask64)0;
-    for (uint32_t y = y0; y < y1; y++, p += rowlen) {
-        const uint64_t *row = cg__row(g, y);
+    /* The row pointer steps on here: from g, which the stores might alias
+     * for all the compiler knows, it would be reloaded every row. */
+    const size_t stride = g->stride;
+    const uint64_t *row = cg__row(g, y0);
+    for (uint32_t y = y0; y < y1; y++, p += rowlen, row += stride) {
         for (size_t i = 0; i + 1 < nw; i++)
             _mm512_storeu_si512(p + i * 64,
                                 _mm512_mask_blend_epi8((__mmask64)row[i], floor, wall));
@@ -208,7 +211,7 @@ rows_avx512(char *p, const cg_grid *g, uint32_t y0, uint32_t y1, size_t rowlen)
         last = _mm512_mask_blend_epi8(at_newline, last, newline);
         _mm512_mask_storeu_epi8(p + (nw - 1) * 64, keep, last);
         if (r == 64)
-            p[g->w] = '\n';
+            p[64 * nw] = '\n';
     }
 }
 #endif
