@@ -99,6 +99,44 @@ cg_status cg__png_status(cg_status st, cg_diag *diag)
     return st;
 }
 
+/* What depends only on the scale and the depth, not on the map: kept from
+ * one image to the next on each thread when its group table fits here (a
+ * batch of small maps used to rebuild it for every map, a quarter of the
+ * writer's instructions), else built for the image on the heap. */
+#define CACHED_BYTES8 64 /* depth 1 up to scale 64, 4 up to 16, 8 up to 8 */
+struct tables {
+    uint32_t scale; /* 0: not built */
+    int depth;
+    size_t bytes8;
+    /* Per 8-cell group value v (bit j = cell j is wall): its pixel bytes
+     * (table + v * bytes8, plus 8 bytes of slack), whether they are all one
+     * byte, and their Adler-32 sums: sum of bytes, and sum of (bytes8-i)*b_i. */
+    uint8_t *table;
+    uint8_t uniform[256];
+    uint32_t gsum[256], gwsum[256];
+    /* How often each byte value occurs in the table, over all 256 groups:
+     * the counts every group adds to the code's symbols (write_image). */
+    uint64_t hist[256];
+    /* Lengths 3..258: symbol, extra bits and their count (RFC 1951 3.2.5). */
+    uint16_t lsym[259];
+    uint8_t lextra[259], lnextra[259];
+    uint8_t store[256 * CACHED_BYTES8 + 8]; /* the table, when cached */
+};
+
+/* A marker's glyph as pixels (io/png.c, "glyphs"): for each shape, the n x n
+ * pixels from o0 to o0 + n - 1 (either way) from its cell's first pixel, 0
+ * outside the glyph, 1 on its outline, 2 inside. Kept per thread up to
+ * SPRITE_SCALE, else built for the image. */
+#define SPRITE_SCALE 16
+#define SPRITE_N(s) (2 * (s) + 6) /* >= the glyph's span: glyph_size + 2 */
+struct sprites {
+    uint32_t scale; /* 0: not built */
+    int64_t o0;
+    uint32_t n;
+    uint8_t *px[3]; /* by shape, n * n each */
+    uint8_t store[3 * SPRITE_N(SPRITE_SCALE) * SPRITE_N(SPRITE_SCALE)];
+};
+
 /* The encoder: what every stripe reads (the image, the tables, the code).
  * Heap-allocated: a libpng error longjmps back into cg__write_png, after
  * which its own locals changed since setjmp would be indeterminate (C11
@@ -112,12 +150,15 @@ struct enc {
     uint64_t pw; /* pixels per row */
     int depth;
     size_t rowbytes, bytes8, nfull, rem;
-    /* Per 8-cell group value v (bit j = cell j is wall): its pixel bytes
-     * (table + v * bytes8, plus 8 bytes of slack), whether they are all one
-     * byte, and their Adler-32 sums: sum of bytes, and sum of (bytes8-i)*b_i. */
+    /* The tables of the scale and depth (struct tables), and the glyphs'
+     * sprites when there are markers. */
+    const struct tables *t;
+    const struct sprites *spr;
+    /* Their storage when they are the image's own (not kept per thread). */
+    struct tables *own;
     uint8_t *table;
-    uint8_t uniform[256];
-    uint32_t gsum[256], gwsum[256];
+    struct sprites *own_spr;
+    uint8_t *sprite_px;
     /* Pass 1: symbol counts, and how often each group value was coded as
      * literals. */
     uint64_t freq[NLIT];
@@ -127,9 +168,6 @@ struct enc {
     uint8_t len[NLIT];
     uint64_t gbits[256]; /* a literal group's codes, concatenated */
     uint8_t glen[256];   /* their total length; 0: too long, write per byte */
-    /* Lengths 3..258: symbol, extra bits and their count (RFC 1951 3.2.5). */
-    uint16_t lsym[259];
-    uint8_t lextra[259], lnextra[259];
     uint8_t *out; /* IDAT_BYTES (+ 64 of slack): the IDAT chunk being filled */
     /* Stripes: their count, and the slots the stripes of a round are
      * compressed into (io/png.c, "Stripes"). */
@@ -142,9 +180,10 @@ struct enc {
 struct part {
     /* Adler-32 (RFC 1950) of the stripe's uncompressed bytes, at its end. */
     uint64_t a, b;
-    /* Pixel rows crossed by markers' glyphs, byte by byte: the row, the
-     * one before it, and their difference (the Up filter). */
-    uint8_t *row, *above, *diff;
+    /* Pixel rows crossed by markers' glyphs: the cell row's pixels, the
+     * row with its glyphs, the one before it, and their difference (the Up
+     * filter). */
+    uint8_t *base, *row, *above, *diff;
     /* The output: direct, into e->out as IDAT chunks as it fills; or into
      * buf[0..cap) (+ 64 of slack), len bytes at the end, overflow set if
      * cap was too small (the stripe is then made again, with more). */
@@ -228,12 +267,32 @@ typedef struct leaf {
     int node; /* its number: its place among the symbols with a count */
 } leaf;
 
-static int leaf_cmp(const void *a, const void *b)
+/* The leaves in order of (weight, number): a stable LSD radix sort of the
+ * numbers on the weight, a byte a pass and only as many passes as the
+ * largest weight has bytes (two for a small image), so equal weights keep
+ * the order of their numbers - the order of a sort on (weight, number). */
+static void sort_leaves(const uint64_t *f, int m, leaf *leaves)
 {
-    const leaf *x = a, *y = b;
-    if (x->w != y->w)
-        return x->w < y->w ? -1 : 1;
-    return (x->node > y->node) - (x->node < y->node);
+    int a[NLIT], b[NLIT], *src = a, *dst = b;
+    uint64_t all = 0;
+    for (int i = 0; i < m; i++) {
+        a[i] = i;
+        all |= f[i];
+    }
+    for (unsigned shift = 0; shift < 64 && (all >> shift) != 0; shift += 8) {
+        unsigned at[257] = {0};
+        for (int i = 0; i < m; i++)
+            at[((f[src[i]] >> shift) & 255) + 1]++;
+        for (int k = 0; k < 256; k++)
+            at[k + 1] += at[k];
+        for (int i = 0; i < m; i++)
+            dst[at[(f[src[i]] >> shift) & 255]++] = src[i];
+        int *t = src;
+        src = dst;
+        dst = t;
+    }
+    for (int i = 0; i < m; i++)
+        leaves[i] = (leaf){f[src[i]], src[i]};
 }
 
 static void build_lengths(const uint64_t *freq, int n, int maxlen, uint8_t *len)
@@ -254,9 +313,7 @@ static void build_lengths(const uint64_t *freq, int n, int maxlen, uint8_t *len)
         return;
     }
     for (;;) {
-        for (int i = 0; i < m; i++)
-            leaves[i] = (leaf){f[i], i};
-        qsort(leaves, (size_t)m, sizeof *leaves, leaf_cmp);
+        sort_leaves(f, m, leaves);
         int li = 0, mi = 0, nm = 0; /* fronts of the two queues, merged made */
         for (int step = 0; step < m - 1; step++) {
             int pick[2];
@@ -309,10 +366,12 @@ static void build_codes(const uint8_t *len, int n, uint16_t *code)
             code[i] = 0;
             continue;
         }
-        unsigned v = next[len[i]]++, r = 0;
-        for (int k = 0; k < len[i]; k++)
-            r |= ((v >> k) & 1u) << (len[i] - 1 - k);
-        code[i] = (uint16_t)r;
+        unsigned r = next[len[i]]++; /* reversed: swap halves, bytes, nibbles, pairs, bits */
+        r = (r >> 8 & 0x00ffu) | (r << 8 & 0xff00u);
+        r = (r >> 4 & 0x0f0fu) | (r << 4 & 0xf0f0u);
+        r = (r >> 2 & 0x3333u) | (r << 2 & 0xccccu);
+        r = (r >> 1 & 0x5555u) | (r << 1 & 0xaaaau);
+        code[i] = (uint16_t)(r >> (16 - len[i]));
     }
 }
 
@@ -345,10 +404,10 @@ static inline __attribute__((always_inline)) void lit(struct enc *e, struct part
 static inline __attribute__((always_inline)) void match(struct enc *e, struct part *pt,
                                                         struct bw *w, unsigned l, const int emit)
 {
-    unsigned s = e->lsym[l];
+    unsigned s = e->t->lsym[l];
     if (emit)
-        put(e, pt, w, e->code[s] | (uint64_t)e->lextra[l] << e->len[s],
-            e->len[s] + e->lnextra[l] + 1u);
+        put(e, pt, w, e->code[s] | (uint64_t)e->t->lextra[l] << e->len[s],
+            e->len[s] + e->t->lnextra[l] + 1u);
     else
         e->freq[s]++;
 }
@@ -450,6 +509,56 @@ static inline __attribute__((always_inline)) void put_sparse(struct enc *e, stru
     }
 }
 
+/* The Adler-32 sums over bytes s[0..n). */
+static void adler_bytes(struct ps *ps, const uint8_t *s, size_t n)
+{
+    uint64_t a = ps->a, b = ps->b;
+    while (n) {
+        size_t k = n < 4096 ? n : 4096;
+        for (size_t i = 0; i < k; i++) {
+            a += s[i];
+            b += a;
+        }
+        a %= ADLER_MOD;
+        b %= ADLER_MOD;
+        s += k;
+        n -= k;
+    }
+    ps->a = a;
+    ps->b = b;
+}
+
+/* Bytes s[0..n) in the parse (the checksum is kept apart): the symbols of
+ * put_bytes, found a run of equal bytes at a time, 8 bytes a step. */
+static inline __attribute__((always_inline)) void put_runs(struct enc *e, struct part *pt,
+                                                           struct ps *ps, struct bw *w,
+                                                           const uint8_t *s, size_t n,
+                                                           const int emit)
+{
+    size_t i = 0;
+    while (i < n) {
+        const unsigned u = s[i];
+        size_t j = i + 1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        const uint64_t same = u * UINT64_C(0x0101010101010101);
+        for (uint64_t v; j + 8 <= n; j += 8) {
+            memcpy(&v, s + j, 8);
+            if (v != same) {
+                j += (size_t)__builtin_ctzll(v ^ same) / 8;
+                goto end;
+            }
+        }
+#endif
+        while (j < n && s[j] == u)
+            j++;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    end:
+#endif
+        run_of(e, pt, ps, w, u, j - i, emit);
+        i = j;
+    }
+}
+
 /* ------------------------------------------------------------ glyphs */
 
 /* A marker's glyph, in doubled pixel units around its cell's centre: the
@@ -533,6 +642,63 @@ void cg__paint_glyphs(uint8_t *row, int depth, uint64_t pw, uint32_t scale, cons
     }
 }
 
+/* The glyphs as sprites: glyph_at for each pixel around a cell, once per
+ * scale rather than for every pixel of every row (the glyph's pixel p of
+ * marker (x, y) is at 2p + 1 - (2x + 1)s = 2(p - xs) + 1 - s from its
+ * centre: the same for every cell). */
+static void build_sprites(struct sprites *sp, uint32_t scale, uint8_t *store)
+{
+    const int64_t s = scale, d = glyph_size(scale), t = scale == 1 ? 0 : d < 32 ? 1 : d / 16;
+    int64_t o0 = -(d + 2);
+    while (2 * o0 + 1 - s < -d)
+        o0++;
+    sp->o0 = o0;
+    sp->n = SPRITE_N(scale);
+    for (int shape = 0; shape < 3; shape++) {
+        uint8_t *px = sp->px[shape] = store + (size_t)shape * sp->n * sp->n;
+        for (int64_t i = 0; i < sp->n; i++)
+            for (int64_t j = 0; j < sp->n; j++)
+                px[i * sp->n + j] =
+                    (uint8_t)glyph_at(shape, 2 * (o0 + j) + 1 - s, 2 * (o0 + i) + 1 - s, d, t);
+    }
+    sp->scale = scale;
+}
+
+/* cg__paint_glyphs from the sprites: the same pixels, the same order. Returns
+ * the bytes painted, [*lo, *hi) (empty: *lo >= *hi). */
+static void paint_sprites(uint8_t *row, int depth, uint64_t pw, uint32_t scale,
+                          const struct sprites *sp, const cg__mark *marks, size_t n, uint64_t py,
+                          size_t *lo, size_t *hi)
+{
+    const int64_t sn = sp->n;
+    size_t blo = SIZE_MAX, bhi = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cg__mark *m = &marks[i];
+        const int64_t oy = (int64_t)py - (int64_t)m->y * scale - sp->o0;
+        if (oy < 0 || oy >= sn)
+            continue;
+        const int shape = m->kind == CG_MARK_ENTRANCE || m->kind == CG_MARK_EXIT ? GLYPH_SQUARE
+                          : m->kind == CG_MARK_BLOCKED                            ? GLYPH_CROSS
+                                                                                  : GLYPH_DISC;
+        const uint8_t *px = sp->px[shape] + oy * sn;
+        const unsigned colour = cg__mark_colour(m);
+        const int64_t base = (int64_t)m->x * scale + sp->o0;
+        int64_t j0 = base < 0 ? -base : 0, j1 = (int64_t)pw - base < sn ? (int64_t)pw - base : sn;
+        if (j0 >= j1)
+            continue;
+        for (int64_t j = j0; j < j1; j++)
+            if (px[j])
+                put_px(row, depth, (uint64_t)(base + j),
+                       px[j] == 1 ? CG__PAL_OUTLINE : colour);
+        size_t b0 = (size_t)((uint64_t)(base + j0) * (unsigned)depth / 8);
+        size_t b1 = (size_t)(((uint64_t)(base + j1) * (unsigned)depth + 7) / 8);
+        blo = b0 < blo ? b0 : blo;
+        bhi = b1 > bhi ? b1 : bhi;
+    }
+    *lo = blo;
+    *hi = bhi;
+}
+
 static inline uint8_t group_of(const uint64_t *r, size_t j)
 {
     return (uint8_t)(r[j >> 3] >> (8 * (j & 7)));
@@ -546,7 +712,9 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
 {
     const cg_grid *g = e->g;
     const size_t bytes8 = e->bytes8, nfull = e->nfull, rem = e->rem;
-    const uint8_t *table = e->table;
+    const uint8_t *table = e->t->table;
+    const uint8_t *uniform = e->t->uniform;
+    const uint32_t *gsum = e->t->gsum, *gwsum = e->t->gwsum;
     size_t lo = 0, hi = 0; /* the markers whose glyphs can cross this cell row */
     /* Counting looks at every step-th cell row only (see write_image). */
     const uint32_t step = emit || g->h <= 256 ? 1 : g->h / 256;
@@ -558,30 +726,59 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
         cg__glyph_window(g, y, &lo, &hi);
         if (lo < hi) {
             /* Every pixel row of the band on its own: the first with filter
-             * None, the others with Up (the rows the glyphs miss are zeros). */
+             * None, the others with Up. The cell row's pixels are built once;
+             * each pixel row is a copy with its glyphs painted, and differs
+             * from the row above only where the glyphs of the two rows lie
+             * (the rest of its Up-filtered bytes are zeros). */
+            for (size_t j = 0; j * bytes8 < e->rowbytes; j++)
+                memcpy(pt->base + j * bytes8, table + group_of(r, j) * bytes8, bytes8);
+            size_t alo = 0, ahi = 0; /* the bytes painted in the row above */
             for (uint32_t k = 0; k < e->scale; k++) {
-                for (size_t j = 0; j * bytes8 < e->rowbytes; j++)
-                    memcpy(pt->row + j * bytes8, table + group_of(r, j) * bytes8, bytes8);
-                cg__paint_glyphs(pt->row, e->depth, e->pw, e->scale, g->marks + lo, hi - lo,
-                                 (uint64_t)y * e->scale + k);
-                const uint8_t *out = pt->row;
-                unsigned filter = 0;
-                if (k > 0) {
-                    for (size_t i = 0; i < e->rowbytes; i++)
-                        pt->diff[i] = (uint8_t)(pt->row[i] - pt->above[i]);
-                    out = pt->diff;
-                    filter = 2;
+                size_t plo, phi;
+                memcpy(pt->row, pt->base, e->rowbytes);
+                paint_sprites(pt->row, e->depth, e->pw, e->scale, e->spr, g->marks + lo, hi - lo,
+                              (uint64_t)y * e->scale + k, &plo, &phi);
+                if (plo >= phi)
+                    plo = phi = 0;
+                if (k == 0) {
+                    run_of(e, pt, ps, w, 0, 1, emit);
+                    put_runs(e, pt, ps, w, pt->row, e->rowbytes, emit);
+                    if (emit) {
+                        adler_same(ps, 0, 1);
+                        adler_bytes(ps, pt->row, e->rowbytes);
+                    }
+                } else {
+                    size_t dlo = plo < alo ? plo : alo, dhi = phi > ahi ? phi : ahi;
+                    if (plo == phi || alo == ahi) { /* one is empty: the other */
+                        dlo = plo == phi ? alo : plo;
+                        dhi = plo == phi ? ahi : phi;
+                    }
+                    if (dlo >= dhi)
+                        dlo = dhi = e->rowbytes;
+                    const uint8_t *restrict now = pt->row, *restrict before = pt->above;
+                    uint8_t *restrict diff = pt->diff;
+                    for (size_t i = dlo; i < dhi; i++)
+                        diff[i] = (uint8_t)(now[i] - before[i]);
+                    run_of(e, pt, ps, w, 2, 1, emit);
+                    if (dlo)
+                        run_of(e, pt, ps, w, 0, dlo, emit);
+                    if (emit) {
+                        adler_same(ps, 2, 1);
+                        if (dlo)
+                            adler_same(ps, 0, dlo);
+                    }
+                    put_sparse(e, pt, ps, w, diff + dlo, dhi - dlo, emit);
+                    if (e->rowbytes > dhi) {
+                        run_of(e, pt, ps, w, 0, e->rowbytes - dhi, emit);
+                        if (emit)
+                            adler_same(ps, 0, e->rowbytes - dhi);
+                    }
                 }
-                run_of(e, pt, ps, w, filter, 1, emit);
-                if (emit)
-                    adler_same(ps, filter, 1);
-                if (filter)
-                    put_sparse(e, pt, ps, w, out, e->rowbytes, emit);
-                else
-                    put_bytes(e, pt, ps, w, out, e->rowbytes, emit);
                 uint8_t *t = pt->above;
                 pt->above = pt->row;
                 pt->row = t;
+                alo = plo;
+                ahi = phi;
             }
             continue;
         }
@@ -594,7 +791,7 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
             for (const size_t end = nfull - j < 8 ? nfull : j + 8; j < end; j++, word >>= 8) {
                 unsigned v = (unsigned)(word & 0xff);
                 const uint8_t *px = table + v * bytes8;
-                if (e->uniform[v]) {
+                if (uniform[v]) {
                     run_of(e, pt, ps, w, px[0], bytes8, emit);
                 } else {
                     flush_run(e, pt, ps, w, emit);
@@ -609,8 +806,8 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
                     ps->prev = px[bytes8 - 1];
                 }
                 if (emit) {
-                    ps->b += bytes8 * ps->a + e->gwsum[v];
-                    ps->a += e->gsum[v];
+                    ps->b += bytes8 * ps->a + gwsum[v];
+                    ps->a += gsum[v];
                 }
             }
             if (emit && (q & 511) == 511) { /* every 4096 groups */
@@ -640,7 +837,10 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
 
 /* ------------------------------------------------------------ the block */
 
-static void init_tables(struct enc *e)
+/* The tables of scale and depth into t, the group table into `table`
+ * (256 * bytes8 bytes). */
+static void build_tables(struct tables *t, uint32_t scale, int depth, size_t bytes8,
+                         uint8_t *table)
 {
     static const uint16_t base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
                                       31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
@@ -651,20 +851,21 @@ static void init_tables(struct enc *e)
         if (c == 27)
             top = 257; /* 258 has its own code, 285 */
         for (unsigned l = base[c]; l <= top; l++) {
-            e->lsym[l] = (uint16_t)(257 + c);
-            e->lextra[l] = (uint8_t)(l - base[c]);
-            e->lnextra[l] = extra[c];
+            t->lsym[l] = (uint16_t)(257 + c);
+            t->lextra[l] = (uint8_t)(l - base[c]);
+            t->lnextra[l] = extra[c];
         }
     }
-    size_t bytes8 = e->bytes8;
+    t->table = table;
+    memset(t->hist, 0, sizeof t->hist);
     for (unsigned v = 0; v < 256; v++) {
-        uint8_t *px = e->table + v * bytes8;
+        uint8_t *px = table + v * bytes8;
         memset(px, 0, bytes8);
-        for (uint32_t p = 0; p < 8 * e->scale; p++) {
-            unsigned floor = ((v >> (p / e->scale)) & 1) ? 0 : 1;
-            if (e->depth == 1)
+        for (uint32_t p = 0; p < 8 * scale; p++) {
+            unsigned floor = ((v >> (p / scale)) & 1) ? 0 : 1;
+            if (depth == 1)
                 px[p >> 3] |= (uint8_t)(floor << (7 - (p & 7)));
-            else if (e->depth == 4)
+            else if (depth == 4)
                 px[p >> 1] |= (uint8_t)(floor << ((p & 1) ? 0 : 4));
             else
                 px[p] = (uint8_t)floor;
@@ -675,11 +876,15 @@ static void init_tables(struct enc *e)
             sum += px[i];
             wsum += (uint32_t)(bytes8 - i) * px[i];
             same &= px[i] == px[0];
+            t->hist[px[i]]++;
         }
-        e->gsum[v] = sum;
-        e->gwsum[v] = wsum % ADLER_MOD;
-        e->uniform[v] = (uint8_t)same;
+        t->gsum[v] = sum;
+        t->gwsum[v] = wsum % ADLER_MOD;
+        t->uniform[v] = (uint8_t)same;
     }
+    t->scale = scale;
+    t->depth = depth;
+    t->bytes8 = bytes8;
 }
 
 /* The dynamic block header (RFC 1951 3.2.7) for the literal/length lengths
@@ -947,7 +1152,8 @@ static void write_stripes(struct enc *e, const cg__par *par, uint64_t est_bytes)
 static void write_image(struct enc *e, const cg__par *par)
 {
     const cg_grid *g = e->g;
-    init_tables(e);
+    const struct tables *t = e->t;
+    const uint8_t *table = t->table;
     /* Pass 1 counts the symbols of a sample of the rows (all of them up to
      * 256 rows, else every h/256-th: a cave's statistics are the same all
      * over, and the sample depends only on the grid, so the bytes stay a
@@ -958,17 +1164,28 @@ static void write_image(struct enc *e, const cg__par *par)
     struct part *p0 = &e->slots[0];
     struct bw counting = {0, 0, e->out, e->out + IDAT_BYTES}; /* writes nothing */
     parse_image(e, p0, &counting, 0, g->h, 0);
+    /* Every byte of the table counts as often as its group was coded as
+     * literals, once if never: the table's histogram, then the groups seen
+     * more than once (the same sums, group by group, as adding each). */
+    for (unsigned b = 0; b < 256; b++)
+        e->freq[b] += t->hist[b];
     for (unsigned v = 0; v < 256; v++)
-        for (size_t i = 0; i < e->bytes8; i++)
-            e->freq[e->table[v * e->bytes8 + i]] += e->gcount[v] ? e->gcount[v] : 1;
+        if (e->gcount[v] > 1)
+            for (size_t i = 0; i < e->bytes8; i++)
+                e->freq[table[v * e->bytes8 + i]] += e->gcount[v] - 1;
     for (unsigned v = 0; v < 256; v++)
         e->freq[v] += g->nmarks || v == 0 || v == 2 ? 1 : 0;
     for (unsigned sym = EOB; sym < NLIT; sym++)
         e->freq[sym] += 1;
     build_lengths(e->freq, NLIT, 15, e->len);
     build_codes(e->len, NLIT, e->code);
+    /* The literal groups' codes. When every row was counted (under 512
+     * rows), the second pass codes as literals only groups the first did. */
+    const int all_counted = g->h < 512;
     for (unsigned v = 0; v < 256; v++) {
-        const uint8_t *px = e->table + v * e->bytes8;
+        if (all_counted && !e->gcount[v])
+            continue;
+        const uint8_t *px = table + v * e->bytes8;
         uint64_t bits = 0;
         unsigned n = 0;
         for (size_t i = 0; i < e->bytes8 && n <= 56; i++) {
@@ -1039,20 +1256,50 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, const cg__par *par, cg
     e->bytes8 = bytes8;
     e->nfull = rowbytes / bytes8;
     e->rem = rowbytes % bytes8;
-    e->table = cg__malloc(256 * bytes8);
+    /* The tables: this thread's, if they are of this scale and depth or
+     * can be (built once), else the image's own. */
+    static _Thread_local struct tables cached;
+    static _Thread_local struct sprites cached_sprites;
+    if (cached.scale == scale && cached.depth == depth) {
+        e->t = &cached;
+    } else if (bytes8 <= CACHED_BYTES8) {
+        build_tables(&cached, scale, depth, bytes8, cached.store);
+        e->t = &cached;
+    } else {
+        e->own = cg__malloc(sizeof *e->own);
+        e->table = cg__malloc(256 * bytes8 + 8);
+        if (!e->own || !e->table)
+            goto done;
+        build_tables(e->own, scale, depth, bytes8, e->table);
+        e->t = e->own;
+    }
+    if (g->nmarks && cached_sprites.scale == scale) {
+        e->spr = &cached_sprites;
+    } else if (g->nmarks && scale <= SPRITE_SCALE) {
+        build_sprites(&cached_sprites, scale, cached_sprites.store);
+        e->spr = &cached_sprites;
+    } else if (g->nmarks) {
+        e->own_spr = cg__malloc(sizeof *e->own_spr);
+        e->sprite_px = cg__malloc((size_t)3 * SPRITE_N(scale) * SPRITE_N(scale));
+        if (!e->own_spr || !e->sprite_px)
+            goto done;
+        build_sprites(e->own_spr, scale, e->sprite_px);
+        e->spr = e->own_spr;
+    }
     e->out = cg__malloc(IDAT_BYTES + 64);
     e->nstripes = stripe_count(g);
     e->nslots = e->nstripes < ROUND_SLOTS ? e->nstripes : ROUND_SLOTS;
     e->slots = cg__calloc(e->nslots, sizeof *e->slots);
-    if (!e->table || !e->out || !e->slots)
+    if (!e->out || !e->slots)
         goto done;
     for (size_t k = 0; k < e->nslots && g->nmarks; k++) {
         struct part *pt = &e->slots[k];
         size_t bytes = ((size_t)g->w + 7) / 8 * bytes8;
+        pt->base = cg__malloc(bytes);
         pt->row = cg__malloc(bytes);
         pt->above = cg__malloc(bytes);
         pt->diff = cg__malloc(bytes);
-        if (!pt->row || !pt->above || !pt->diff)
+        if (!pt->base || !pt->row || !pt->above || !pt->diff)
             goto done;
     }
     e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, cg__png_on_error,
@@ -1086,7 +1333,11 @@ done:
         if (e->png)
             png_destroy_write_struct(&e->png, info ? &info : NULL);
         cg__free(e->table);
+        cg__free(e->own);
+        cg__free(e->sprite_px);
+        cg__free(e->own_spr);
         for (size_t k = 0; e->slots && k < e->nslots; k++) {
+            cg__free(e->slots[k].base);
             cg__free(e->slots[k].row);
             cg__free(e->slots[k].above);
             cg__free(e->slots[k].diff);
