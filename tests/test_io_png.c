@@ -783,6 +783,21 @@ static void png_bytes_are_the_twins(void **state)
     }
     cg__png_set_stripe_cells(0);
     oracle_png_set_stripe_cells(0);
+    /* Tall and narrow: pass 1 counts a sample of the rows (from 512). */
+    static const int tall[][2] = {{1, 600}, {2, 511}, {3, 512}, {9, 1000}};
+    for (size_t i = 0; i < sizeof tall / sizeof tall[0]; i++) {
+        cg_grid *g = random_grid(tall[i][0], tall[i][1], &rng);
+        for (uint32_t scale = 1; scale <= 3; scale++)
+            expect_oracle_bytes(g, scale, "tall");
+        for (int k = 0; k < tall[i][1] / 7; k++) {
+            int x = k % tall[i][0], y = (k * 7) % tall[i][1];
+            cg_grid_set(g, x, y, CG_FLOOR);
+            assert_int_equal(cg_grid_set_marker(g, x, y, (cg_marker)(1 + k % 4)), CG_OK);
+        }
+        for (uint32_t scale = 1; scale <= 3; scale++)
+            expect_oracle_bytes(g, scale, "tall, with markers");
+        cg_grid_free(g);
+    }
     /* Generated levels with their markers, the batch's case. */
     cg_pipeline *p = tu_builtin_pipeline("level");
     for (uint64_t seed = 1; seed <= 12; seed++) {

@@ -168,6 +168,10 @@ struct enc {
     uint8_t len[NLIT];
     uint64_t gbits[256]; /* a literal group's codes, concatenated */
     uint8_t glen[256];   /* their total length; 0: too long, write per byte */
+    /* A small image's tokens (RECORD), or NULL: pass 2 then replays them
+     * rather than parsing the image again. */
+    uint16_t *tok;
+    size_t ntok;
     uint8_t *out; /* IDAT_BYTES (+ 64 of slack): the IDAT chunk being filled */
     /* Stripes: their count, and the slots the stripes of a round are
      * compressed into (io/png.c, "Stripes"). */
@@ -388,15 +392,28 @@ struct ps {
     uint64_t a, b;
 };
 
-/* The symbols of the stream, counted (pass 1) or written (pass 2): `emit`
- * is a constant in each caller, so each pass gets its own straight code. */
+/* The symbols of the stream, counted (pass 1: emit COUNT, or RECORD, which
+ * also keeps them as tokens, a small image's) or written (pass 2: WRITE).
+ * `emit` is a constant in each caller, so each pass gets its own straight
+ * code; the Adler-32 is kept by WRITE and RECORD. Tokens: a literal byte
+ * (0..255), a match of length l (TOK_MATCH + l), the literals of group v
+ * (TOK_GROUP + v). */
+enum { COUNT = 0, WRITE = 1, RECORD = 2 };
+#define TOK_MATCH 256u
+#define TOK_GROUP 1024u
+/* Images of at most this many bytes of stream are recorded. */
+#define RECORD_BYTES (UINT64_C(1) << 17)
+
 static inline __attribute__((always_inline)) void lit(struct enc *e, struct part *pt, struct bw *w,
                                                       unsigned v, const int emit)
 {
-    if (emit)
+    if (emit == WRITE) {
         put(e, pt, w, e->code[v], e->len[v]);
-    else
+    } else {
         e->freq[v]++;
+        if (emit == RECORD)
+            e->tok[e->ntok++] = (uint16_t)v;
+    }
 }
 
 /* A match of length 3..258 at distance 1 (distance code 0, whose code is the
@@ -405,11 +422,47 @@ static inline __attribute__((always_inline)) void match(struct enc *e, struct pa
                                                         struct bw *w, unsigned l, const int emit)
 {
     unsigned s = e->t->lsym[l];
-    if (emit)
+    if (emit == WRITE) {
         put(e, pt, w, e->code[s] | (uint64_t)e->t->lextra[l] << e->len[s],
             e->len[s] + e->t->lnextra[l] + 1u);
-    else
+    } else {
         e->freq[s]++;
+        if (emit == RECORD)
+            e->tok[e->ntok++] = (uint16_t)(TOK_MATCH + l);
+    }
+}
+
+/* The literals of group v (pixel bytes px). */
+static inline __attribute__((always_inline)) void group_lits(struct enc *e, struct part *pt,
+                                                             struct bw *w, unsigned v,
+                                                             const uint8_t *px, const int emit)
+{
+    if (emit != WRITE) {
+        e->gcount[v]++;
+        if (emit == RECORD)
+            e->tok[e->ntok++] = (uint16_t)(TOK_GROUP + v);
+    } else if (e->glen[v]) {
+        put(e, pt, w, e->gbits[v], e->glen[v]);
+    } else {
+        for (size_t i = 0; i < e->bytes8; i++)
+            put(e, pt, w, e->code[px[i]], e->len[px[i]]);
+    }
+}
+
+/* Pass 2 of a recorded image: its tokens under the code. */
+static void replay(struct enc *e, struct part *pt, struct bw *w)
+{
+    const uint16_t *tok = e->tok;
+    const uint8_t *table = e->t->table;
+    for (size_t i = 0, n = e->ntok; i < n; i++) {
+        unsigned x = tok[i];
+        if (x < TOK_MATCH)
+            lit(e, pt, w, x, WRITE);
+        else if (x < TOK_GROUP)
+            match(e, pt, w, x - TOK_MATCH, WRITE);
+        else
+            group_lits(e, pt, w, x - TOK_GROUP, table + (x - TOK_GROUP) * e->bytes8, WRITE);
+    }
 }
 
 static inline __attribute__((always_inline)) void
@@ -717,7 +770,7 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
     const uint32_t *gsum = e->t->gsum, *gwsum = e->t->gwsum;
     size_t lo = 0, hi = 0; /* the markers whose glyphs can cross this cell row */
     /* Counting looks at every step-th cell row only (see write_image). */
-    const uint32_t step = emit || g->h <= 256 ? 1 : g->h / 256;
+    const uint32_t step = emit != COUNT || g->h <= 256 ? 1 : g->h / 256;
     struct ps state = {-1, 0, 1, 0}, *ps = &state;
     for (uint32_t y = y0; y < y1; y++) {
         const uint64_t *r = cg__row(g, y);
@@ -795,14 +848,7 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
                     run_of(e, pt, ps, w, px[0], bytes8, emit);
                 } else {
                     flush_run(e, pt, ps, w, emit);
-                    if (!emit) {
-                        e->gcount[v]++;
-                    } else if (e->glen[v]) {
-                        put(e, pt, w, e->gbits[v], e->glen[v]);
-                    } else {
-                        for (size_t i = 0; i < bytes8; i++)
-                            put(e, pt, w, e->code[px[i]], e->len[px[i]]);
-                    }
+                    group_lits(e, pt, w, v, px, emit);
                     ps->prev = px[bytes8 - 1];
                 }
                 if (emit) {
@@ -1016,7 +1062,10 @@ static void compress_stripe(struct enc *e, struct part *pt, struct bw *w, uint32
         put(e, pt, w, 0x01, 8); /* FLG: (0x78 * 256 + 0x01) % 31 == 0 */
     }
     put_header(e, pt, w, (unsigned)last);
-    parse_image(e, pt, w, pt->y0, pt->y1, 1);
+    if (e->tok)
+        replay(e, pt, w);
+    else
+        parse_image(e, pt, w, pt->y0, pt->y1, WRITE);
     put(e, pt, w, e->code[EOB], e->len[EOB]);
     if (!last)
         put(e, pt, w, 0, 3); /* an empty stored block: BFINAL 0, BTYPE 00 */
@@ -1163,7 +1212,10 @@ static void write_image(struct enc *e, const cg__par *par)
      * length) counts at least once. */
     struct part *p0 = &e->slots[0];
     struct bw counting = {0, 0, e->out, e->out + IDAT_BYTES}; /* writes nothing */
-    parse_image(e, p0, &counting, 0, g->h, 0);
+    if (e->tok)
+        parse_image(e, p0, &counting, 0, g->h, RECORD);
+    else
+        parse_image(e, p0, &counting, 0, g->h, COUNT);
     /* Every byte of the table counts as often as its group was coded as
      * literals, once if never: the table's histogram, then the groups seen
      * more than once (the same sums, group by group, as adding each). */
@@ -1292,6 +1344,14 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, const cg__par *par, cg
     e->slots = cg__calloc(e->nslots, sizeof *e->slots);
     if (!e->out || !e->slots)
         goto done;
+    /* A small image keeps its tokens (a token takes at least one byte of
+     * the stream: at most ph * (rowbytes + 1) of them), if pass 1 counts all
+     * its rows (under 512). */
+    if (e->nstripes == 1 && g->h < 512 && ph * (rowbytes + 1) <= RECORD_BYTES) {
+        e->tok = cg__malloc((size_t)ph * (rowbytes + 1) * sizeof *e->tok);
+        if (!e->tok)
+            goto done;
+    }
     for (size_t k = 0; k < e->nslots && g->nmarks; k++) {
         struct part *pt = &e->slots[k];
         size_t bytes = ((size_t)g->w + 7) / 8 * bytes8;
@@ -1334,6 +1394,7 @@ done:
             png_destroy_write_struct(&e->png, info ? &info : NULL);
         cg__free(e->table);
         cg__free(e->own);
+        cg__free(e->tok);
         cg__free(e->sprite_px);
         cg__free(e->own_spr);
         for (size_t k = 0; e->slots && k < e->nslots; k++) {
