@@ -129,12 +129,18 @@ struct tables {
  * SPRITE_SCALE, else built for the image. */
 #define SPRITE_SCALE 16
 #define SPRITE_N(s) (2 * (s) + 6) /* >= the glyph's span: glyph_size + 2 */
+#define SPRITE_NB(s) ((s) + 4)   /* bytes of a row at 4 bits: (n + 1) / 2 + 1 */
+#define SPRITE_BYTES(s) ((size_t)3 * SPRITE_N(s) * (SPRITE_N(s) + 4 * SPRITE_NB(s)))
 struct sprites {
     uint32_t scale; /* 0: not built */
     int64_t o0;
-    uint32_t n;
+    uint32_t n, nb;
     uint8_t *px[3]; /* by shape, n * n each */
-    uint8_t store[3 * SPRITE_N(SPRITE_SCALE) * SPRITE_N(SPRITE_SCALE)];
+    /* At 4 bits, by shape and the parity of the glyph's first pixel: each
+     * row's nb bytes as the nibbles the glyph covers (mask) and those of
+     * them inside it (in). */
+    uint8_t *mask[3][2], *in[3][2];
+    uint8_t store[SPRITE_BYTES(SPRITE_SCALE)];
 };
 
 /* The encoder: what every stripe reads (the image, the tables, the code).
@@ -496,8 +502,13 @@ static inline __attribute__((always_inline)) void run_of(struct enc *e, struct p
 
 /* The Adler-32 sums after n copies of byte u: a += n*u, b += n*a +
  * u*n(n+1)/2, mod 65521 (RFC 1950 8.2). */
-static void adler_same(struct ps *ps, unsigned u, uint64_t n)
+static inline void adler_same(struct ps *ps, unsigned u, uint64_t n)
 {
+    if (n == 1) { /* a filter byte: the sums are reduced later */
+        ps->a += u;
+        ps->b += ps->a;
+        return;
+    }
     uint64_t a = ps->a % ADLER_MOD, nm = n % ADLER_MOD;
     uint64_t tri = (n & 1) ? nm * (((n + 1) / 2) % ADLER_MOD)
                            : ((n / 2) % ADLER_MOD) * ((n + 1) % ADLER_MOD);
@@ -562,23 +573,16 @@ static inline __attribute__((always_inline)) void put_sparse(struct enc *e, stru
     }
 }
 
-/* The Adler-32 sums over bytes s[0..n). */
+/* The Adler-32 sums over bytes s[0..n): zlib's adler32, 16 bytes a step. */
 static void adler_bytes(struct ps *ps, const uint8_t *s, size_t n)
 {
-    uint64_t a = ps->a, b = ps->b;
-    while (n) {
-        size_t k = n < 4096 ? n : 4096;
-        for (size_t i = 0; i < k; i++) {
-            a += s[i];
-            b += a;
-        }
-        a %= ADLER_MOD;
-        b %= ADLER_MOD;
-        s += k;
-        n -= k;
+    uLong ad = (uLong)(ps->b % ADLER_MOD) << 16 | (uLong)(ps->a % ADLER_MOD);
+    for (size_t k; n; s += k, n -= k) {
+        k = n < ((size_t)1 << 30) ? n : (size_t)1 << 30;
+        ad = adler32(ad, s, (uInt)k);
     }
-    ps->a = a;
-    ps->b = b;
+    ps->a = ad & 0xffff;
+    ps->b = (ad >> 16) & 0xffff;
 }
 
 /* Bytes s[0..n) in the parse (the checksum is kept apart): the symbols of
@@ -706,13 +710,28 @@ static void build_sprites(struct sprites *sp, uint32_t scale, uint8_t *store)
     while (2 * o0 + 1 - s < -d)
         o0++;
     sp->o0 = o0;
-    sp->n = SPRITE_N(scale);
+    const uint32_t n = sp->n = SPRITE_N(scale), nb = sp->nb = SPRITE_NB(scale);
+    memset(store, 0, SPRITE_BYTES(scale));
     for (int shape = 0; shape < 3; shape++) {
-        uint8_t *px = sp->px[shape] = store + (size_t)shape * sp->n * sp->n;
-        for (int64_t i = 0; i < sp->n; i++)
-            for (int64_t j = 0; j < sp->n; j++)
-                px[i * sp->n + j] =
-                    (uint8_t)glyph_at(shape, 2 * (o0 + j) + 1 - s, 2 * (o0 + i) + 1 - s, d, t);
+        uint8_t *px = sp->px[shape] = store + (size_t)shape * n * n;
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = 0; j < n; j++)
+                px[i * n + j] = (uint8_t)glyph_at(shape, 2 * (o0 + j) + 1 - s,
+                                                  2 * (o0 + (int64_t)i) + 1 - s, d, t);
+        for (uint32_t phase = 0; phase < 2; phase++) {
+            uint8_t *m = store + 3 * (size_t)n * n + ((size_t)shape * 2 + phase) * 2 * n * nb;
+            sp->mask[shape][phase] = m;
+            sp->in[shape][phase] = m + (size_t)n * nb;
+            for (uint32_t i = 0; i < n; i++)
+                for (uint32_t j = 0; j < n; j++) {
+                    uint32_t q = phase + j;
+                    uint8_t nib = (uint8_t)(0xfu << (q & 1 ? 0 : 4));
+                    if (px[i * n + j])
+                        m[i * nb + q / 2] |= nib;
+                    if (px[i * n + j] == 2)
+                        m[(size_t)n * nb + i * nb + q / 2] |= nib;
+                }
+        }
     }
     sp->scale = scale;
 }
@@ -736,6 +755,27 @@ static void paint_sprites(uint8_t *row, int depth, uint64_t pw, uint32_t scale,
         const uint8_t *px = sp->px[shape] + oy * sn;
         const unsigned colour = cg__mark_colour(m);
         const int64_t base = (int64_t)m->x * scale + sp->o0;
+        if (depth == 4) { /* the row's bytes at once: nibble masks */
+            const int phase = (int)(base & 1);
+            const int64_t b0 = (base - phase) / 2; /* the sprite row's first byte */
+            const uint8_t *mk = sp->mask[shape][phase] + oy * sp->nb;
+            const uint8_t *in = sp->in[shape][phase] + oy * sp->nb;
+            const int64_t rb = (int64_t)((pw + 1) / 2); /* the row's bytes */
+            int64_t t0 = b0 < 0 ? -b0 : 0, t1 = rb - b0 < (int64_t)sp->nb ? rb - b0 : sp->nb;
+            if (t0 >= t1)
+                continue;
+            const uint8_t c = (uint8_t)(colour * 0x11u), o = (uint8_t)(CG__PAL_OUTLINE * 0x11u);
+            for (int64_t k = t0; k < t1; k++) {
+                uint8_t mm = mk[k];
+                if ((pw & 1) && b0 + k == rb - 1)
+                    mm &= 0xf0; /* the padding nibble after the last pixel */
+                uint8_t *p = row + b0 + k;
+                *p = (uint8_t)((*p & ~mm) | (mm & in[k] & c) | (mm & ~in[k] & o));
+            }
+            blo = (size_t)(b0 + t0) < blo ? (size_t)(b0 + t0) : blo;
+            bhi = (size_t)(b0 + t1) > bhi ? (size_t)(b0 + t1) : bhi;
+            continue;
+        }
         int64_t j0 = base < 0 ? -base : 0, j1 = (int64_t)pw - base < sn ? (int64_t)pw - base : sn;
         if (j0 >= j1)
             continue;
@@ -1332,7 +1372,7 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, const cg__par *par, cg
         e->spr = &cached_sprites;
     } else if (g->nmarks) {
         e->own_spr = cg__malloc(sizeof *e->own_spr);
-        e->sprite_px = cg__malloc((size_t)3 * SPRITE_N(scale) * SPRITE_N(scale));
+        e->sprite_px = cg__malloc(SPRITE_BYTES(scale));
         if (!e->own_spr || !e->sprite_px)
             goto done;
         build_sprites(e->own_spr, scale, e->sprite_px);
