@@ -160,6 +160,10 @@ struct enc {
      * sprites when there are markers. */
     const struct tables *t;
     const struct sprites *spr;
+    /* Copies of t's per-group arrays, beside the code: the hot loop reads
+     * them from e, a register it holds anyway. */
+    uint8_t uniform[256];
+    uint32_t gsum[256], gwsum[256];
     /* Their storage when they are the image's own (not kept per thread). */
     struct tables *own;
     uint8_t *table;
@@ -509,6 +513,12 @@ static inline void adler_same(struct ps *ps, unsigned u, uint64_t n)
         ps->b += ps->a;
         return;
     }
+    if (n < (UINT64_C(1) << 20)) { /* no product below overflows */
+        uint64_t a = ps->a % ADLER_MOD;
+        ps->b = (ps->b % ADLER_MOD + n * a + u * (n * (n + 1) / 2)) % ADLER_MOD;
+        ps->a = (a + n * u) % ADLER_MOD;
+        return;
+    }
     uint64_t a = ps->a % ADLER_MOD, nm = n % ADLER_MOD;
     uint64_t tri = (n & 1) ? nm * (((n + 1) / 2) % ADLER_MOD)
                            : ((n / 2) % ADLER_MOD) * ((n + 1) % ADLER_MOD);
@@ -738,7 +748,7 @@ static void build_sprites(struct sprites *sp, uint32_t scale, uint8_t *store)
 
 /* cg__paint_glyphs from the sprites: the same pixels, the same order. Returns
  * the bytes painted, [*lo, *hi) (empty: *lo >= *hi). */
-static void paint_sprites(uint8_t *row, int depth, uint64_t pw, uint32_t scale,
+static __attribute__((noinline)) void paint_sprites(uint8_t *row, int depth, uint64_t pw, uint32_t scale,
                           const struct sprites *sp, const cg__mark *marks, size_t n, uint64_t py,
                           size_t *lo, size_t *hi)
 {
@@ -797,6 +807,102 @@ static inline uint8_t group_of(const uint64_t *r, size_t j)
     return (uint8_t)(r[j >> 3] >> (8 * (j & 7)));
 }
 
+/* The parse state and the bit writer, passed by value to the marker bands'
+ * function and back, so that neither has its address taken in the hot loop
+ * of parse_image (they stay in registers there). */
+struct st {
+    struct ps ps;
+    struct bw w;
+};
+
+static inline __attribute__((always_inline)) struct st
+band_rows(struct enc *e, struct part *pt, struct st st, const uint64_t *r, uint32_t y, size_t lo,
+          size_t hi, const int emit)
+{
+    const cg_grid *g = e->g;
+    const size_t bytes8 = e->bytes8;
+    const uint8_t *table = e->t->table;
+    struct ps *ps = &st.ps;
+    struct bw *w = &st.w;
+        /* Every pixel row of the band on its own: the first with filter
+         * None, the others with Up. The cell row's pixels are built once;
+         * each pixel row is a copy with its glyphs painted, and differs
+         * from the row above only where the glyphs of the two rows lie
+         * (the rest of its Up-filtered bytes are zeros). */
+        for (size_t j = 0; j * bytes8 < e->rowbytes; j++)
+            memcpy(pt->base + j * bytes8, table + group_of(r, j) * bytes8, bytes8);
+        size_t alo = 0, ahi = 0; /* the bytes painted in the row above */
+        for (uint32_t k = 0; k < e->scale; k++) {
+            size_t plo, phi;
+            memcpy(pt->row, pt->base, e->rowbytes);
+            paint_sprites(pt->row, e->depth, e->pw, e->scale, e->spr, g->marks + lo, hi - lo,
+                          (uint64_t)y * e->scale + k, &plo, &phi);
+            if (plo >= phi)
+                plo = phi = 0;
+            if (k == 0) {
+                run_of(e, pt, ps, w, 0, 1, emit);
+                put_runs(e, pt, ps, w, pt->row, e->rowbytes, emit);
+                if (emit) {
+                    adler_same(ps, 0, 1);
+                    adler_bytes(ps, pt->row, e->rowbytes);
+                }
+            } else {
+                size_t dlo = plo < alo ? plo : alo, dhi = phi > ahi ? phi : ahi;
+                if (plo == phi || alo == ahi) { /* one is empty: the other */
+                    dlo = plo == phi ? alo : plo;
+                    dhi = plo == phi ? ahi : phi;
+                }
+                if (dlo >= dhi)
+                    dlo = dhi = e->rowbytes;
+                const uint8_t *restrict now = pt->row, *restrict before = pt->above;
+                uint8_t *restrict diff = pt->diff;
+                for (size_t i = dlo; i < dhi; i++)
+                    diff[i] = (uint8_t)(now[i] - before[i]);
+                run_of(e, pt, ps, w, 2, 1, emit);
+                if (dlo)
+                    run_of(e, pt, ps, w, 0, dlo, emit);
+                if (emit) {
+                    adler_same(ps, 2, 1);
+                    if (dlo)
+                        adler_same(ps, 0, dlo);
+                }
+                put_sparse(e, pt, ps, w, diff + dlo, dhi - dlo, emit);
+                if (e->rowbytes > dhi) {
+                    run_of(e, pt, ps, w, 0, e->rowbytes - dhi, emit);
+                    if (emit)
+                        adler_same(ps, 0, e->rowbytes - dhi);
+                }
+            }
+            uint8_t *swap = pt->above;
+            pt->above = pt->row;
+            pt->row = swap;
+            alo = plo;
+            ahi = phi;
+        }
+    return st;
+}
+
+static __attribute__((noinline)) struct st band_count(struct enc *e, struct part *pt, struct st st,
+                                                      const uint64_t *r, uint32_t y, size_t lo,
+                                                      size_t hi)
+{
+    return band_rows(e, pt, st, r, y, lo, hi, COUNT);
+}
+
+static __attribute__((noinline)) struct st band_write(struct enc *e, struct part *pt, struct st st,
+                                                      const uint64_t *r, uint32_t y, size_t lo,
+                                                      size_t hi)
+{
+    return band_rows(e, pt, st, r, y, lo, hi, WRITE);
+}
+
+static __attribute__((noinline)) struct st band_record(struct enc *e, struct part *pt,
+                                                       struct st st, const uint64_t *r, uint32_t y,
+                                                       size_t lo, size_t hi)
+{
+    return band_rows(e, pt, st, r, y, lo, hi, RECORD);
+}
+
 /* One pass over cell rows y0..y1-1 of the image: every cell row as its
  * pixel row (filter None) and scale-1 copies (filter Up, so zeros); the
  * cell rows that markers' glyphs cross pixel row by pixel row. */
@@ -806,8 +912,6 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
     const cg_grid *g = e->g;
     const size_t bytes8 = e->bytes8, nfull = e->nfull, rem = e->rem;
     const uint8_t *table = e->t->table;
-    const uint8_t *uniform = e->t->uniform;
-    const uint32_t *gsum = e->t->gsum, *gwsum = e->t->gwsum;
     size_t lo = 0, hi = 0; /* the markers whose glyphs can cross this cell row */
     /* Counting looks at every step-th cell row only (see write_image). */
     const uint32_t step = emit != COUNT || g->h <= 256 ? 1 : g->h / 256;
@@ -818,61 +922,12 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
             continue;
         cg__glyph_window(g, y, &lo, &hi);
         if (lo < hi) {
-            /* Every pixel row of the band on its own: the first with filter
-             * None, the others with Up. The cell row's pixels are built once;
-             * each pixel row is a copy with its glyphs painted, and differs
-             * from the row above only where the glyphs of the two rows lie
-             * (the rest of its Up-filtered bytes are zeros). */
-            for (size_t j = 0; j * bytes8 < e->rowbytes; j++)
-                memcpy(pt->base + j * bytes8, table + group_of(r, j) * bytes8, bytes8);
-            size_t alo = 0, ahi = 0; /* the bytes painted in the row above */
-            for (uint32_t k = 0; k < e->scale; k++) {
-                size_t plo, phi;
-                memcpy(pt->row, pt->base, e->rowbytes);
-                paint_sprites(pt->row, e->depth, e->pw, e->scale, e->spr, g->marks + lo, hi - lo,
-                              (uint64_t)y * e->scale + k, &plo, &phi);
-                if (plo >= phi)
-                    plo = phi = 0;
-                if (k == 0) {
-                    run_of(e, pt, ps, w, 0, 1, emit);
-                    put_runs(e, pt, ps, w, pt->row, e->rowbytes, emit);
-                    if (emit) {
-                        adler_same(ps, 0, 1);
-                        adler_bytes(ps, pt->row, e->rowbytes);
-                    }
-                } else {
-                    size_t dlo = plo < alo ? plo : alo, dhi = phi > ahi ? phi : ahi;
-                    if (plo == phi || alo == ahi) { /* one is empty: the other */
-                        dlo = plo == phi ? alo : plo;
-                        dhi = plo == phi ? ahi : phi;
-                    }
-                    if (dlo >= dhi)
-                        dlo = dhi = e->rowbytes;
-                    const uint8_t *restrict now = pt->row, *restrict before = pt->above;
-                    uint8_t *restrict diff = pt->diff;
-                    for (size_t i = dlo; i < dhi; i++)
-                        diff[i] = (uint8_t)(now[i] - before[i]);
-                    run_of(e, pt, ps, w, 2, 1, emit);
-                    if (dlo)
-                        run_of(e, pt, ps, w, 0, dlo, emit);
-                    if (emit) {
-                        adler_same(ps, 2, 1);
-                        if (dlo)
-                            adler_same(ps, 0, dlo);
-                    }
-                    put_sparse(e, pt, ps, w, diff + dlo, dhi - dlo, emit);
-                    if (e->rowbytes > dhi) {
-                        run_of(e, pt, ps, w, 0, e->rowbytes - dhi, emit);
-                        if (emit)
-                            adler_same(ps, 0, e->rowbytes - dhi);
-                    }
-                }
-                uint8_t *t = pt->above;
-                pt->above = pt->row;
-                pt->row = t;
-                alo = plo;
-                ahi = phi;
-            }
+            struct st st = {state, *w};
+            st = emit == COUNT   ? band_count(e, pt, st, r, y, lo, hi)
+                 : emit == WRITE ? band_write(e, pt, st, r, y, lo, hi)
+                                 : band_record(e, pt, st, r, y, lo, hi);
+            state = st.ps;
+            *w = st.w;
             continue;
         }
         run_of(e, pt, ps, w, 0, 1, emit); /* filter None */
@@ -884,7 +939,7 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
             for (const size_t end = nfull - j < 8 ? nfull : j + 8; j < end; j++, word >>= 8) {
                 unsigned v = (unsigned)(word & 0xff);
                 const uint8_t *px = table + v * bytes8;
-                if (uniform[v]) {
+                if (e->uniform[v]) {
                     run_of(e, pt, ps, w, px[0], bytes8, emit);
                 } else {
                     flush_run(e, pt, ps, w, emit);
@@ -892,8 +947,8 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
                     ps->prev = px[bytes8 - 1];
                 }
                 if (emit) {
-                    ps->b += bytes8 * ps->a + gwsum[v];
-                    ps->a += gsum[v];
+                    ps->b += bytes8 * ps->a + e->gwsum[v];
+                    ps->a += e->gsum[v];
                 }
             }
             if (emit && (q & 511) == 511) { /* every 4096 groups */
@@ -1365,6 +1420,9 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, const cg__par *par, cg
         build_tables(e->own, scale, depth, bytes8, e->table);
         e->t = e->own;
     }
+    memcpy(e->uniform, e->t->uniform, sizeof e->uniform);
+    memcpy(e->gsum, e->t->gsum, sizeof e->gsum);
+    memcpy(e->gwsum, e->t->gwsum, sizeof e->gwsum);
     if (g->nmarks && cached_sprites.scale == scale) {
         e->spr = &cached_sprites;
     } else if (g->nmarks && scale <= SPRITE_SCALE) {
