@@ -114,6 +114,9 @@ struct tables {
     uint8_t *table;
     uint8_t uniform[256];
     uint32_t gsum[256], gwsum[256];
+    /* A group's weighted sum in the Adler-32 of a whole word of 8 groups,
+     * by its place k: gwsum + bytes8 * (7 - k) * gsum (parse_image). */
+    uint32_t wpos[8][256];
     /* How often each byte value occurs in the table, over all 256 groups:
      * the counts every group adds to the code's symbols (write_image). */
     uint64_t hist[256];
@@ -162,7 +165,8 @@ struct enc {
     const struct sprites *spr;
     /* Copies of t's per-group arrays, beside the code: the hot loop reads
      * them from e, a register it holds anyway. */
-    uint8_t uniform[256];
+    int16_t head[256]; /* a group's byte if all its bytes are that one, else -1 */
+    uint8_t last[256]; /* its last byte */
     uint32_t gsum[256], gwsum[256];
     /* Their storage when they are the image's own (not kept per thread). */
     struct tables *own;
@@ -807,6 +811,22 @@ static inline uint8_t group_of(const uint64_t *r, size_t j)
     return (uint8_t)(r[j >> 3] >> (8 * (j & 7)));
 }
 
+/* Group v of a row (its checksum is kept apart): a run if its bytes are
+ * all one, else the run before it and its bytes as literals. */
+static inline __attribute__((always_inline)) void group(struct enc *e, struct part *pt,
+                                                        struct ps *ps, struct bw *w, unsigned v,
+                                                        const int emit)
+{
+    const int u = e->head[v];
+    if (u >= 0) {
+        run_of(e, pt, ps, w, (unsigned)u, e->bytes8, emit);
+    } else {
+        flush_run(e, pt, ps, w, emit);
+        group_lits(e, pt, w, v, e->t->table + v * e->bytes8, emit);
+        ps->prev = e->last[v];
+    }
+}
+
 /* The parse state and the bit writer, passed by value to the marker bands'
  * function and back, so that neither has its address taken in the hot loop
  * of parse_image (they stay in registers there). */
@@ -933,27 +953,38 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
         run_of(e, pt, ps, w, 0, 1, emit); /* filter None */
         if (emit)
             adler_same(ps, 0, 1);
-        /* The groups word by word: group j is byte j % 8 of word j / 8. */
-        for (size_t j = 0, q = 0; j < nfull; q++) {
+        /* The groups word by word: group j is byte j % 8 of word j / 8.
+         * A whole word's Adler-32 sums at once: its groups' sums, and their
+         * weighted sums by place in the word (tables.wpos). */
+        const uint32_t(*wpos)[256] = e->t->wpos;
+        const size_t nw = nfull / 8;
+        for (size_t q = 0; q < nw; q++) {
             uint64_t word = r[q];
-            for (const size_t end = nfull - j < 8 ? nfull : j + 8; j < end; j++, word >>= 8) {
-                unsigned v = (unsigned)(word & 0xff);
-                const uint8_t *px = table + v * bytes8;
-                if (e->uniform[v]) {
-                    run_of(e, pt, ps, w, px[0], bytes8, emit);
-                } else {
-                    flush_run(e, pt, ps, w, emit);
-                    group_lits(e, pt, w, v, px, emit);
-                    ps->prev = px[bytes8 - 1];
+            if (emit != COUNT) {
+                uint64_t sa = 0, sb = 0, x = word;
+                for (unsigned k = 0; k < 8; k++, x >>= 8) {
+                    sa += e->gsum[x & 0xff];
+                    sb += wpos[k][x & 0xff];
                 }
+                ps->b += 8 * bytes8 * ps->a + sb;
+                ps->a += sa;
+            }
+            for (unsigned k = 0; k < 8; k++, word >>= 8)
+                group(e, pt, ps, w, (unsigned)(word & 0xff), emit);
+            if (emit && (q & 511) == 511) { /* every 4096 groups */
+                ps->a %= ADLER_MOD;
+                ps->b %= ADLER_MOD;
+            }
+        }
+        if (nfull % 8) {
+            uint64_t word = r[nw];
+            for (unsigned k = 0; k < nfull % 8; k++, word >>= 8) {
+                unsigned v = (unsigned)(word & 0xff);
+                group(e, pt, ps, w, v, emit);
                 if (emit) {
                     ps->b += bytes8 * ps->a + e->gwsum[v];
                     ps->a += e->gsum[v];
                 }
-            }
-            if (emit && (q & 511) == 511) { /* every 4096 groups */
-                ps->a %= ADLER_MOD;
-                ps->b %= ADLER_MOD;
             }
         }
         if (emit) {
@@ -1022,6 +1053,8 @@ static void build_tables(struct tables *t, uint32_t scale, int depth, size_t byt
         t->gsum[v] = sum;
         t->gwsum[v] = wsum % ADLER_MOD;
         t->uniform[v] = (uint8_t)same;
+        for (uint32_t k = 0; k < 8; k++)
+            t->wpos[k][v] = t->gwsum[v] + (uint32_t)bytes8 * (7 - k) * sum;
     }
     t->scale = scale;
     t->depth = depth;
@@ -1420,7 +1453,10 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, const cg__par *par, cg
         build_tables(e->own, scale, depth, bytes8, e->table);
         e->t = e->own;
     }
-    memcpy(e->uniform, e->t->uniform, sizeof e->uniform);
+    for (unsigned v = 0; v < 256; v++) {
+        e->head[v] = e->t->uniform[v] ? (int16_t)e->t->table[v * bytes8] : -1;
+        e->last[v] = e->t->table[v * bytes8 + bytes8 - 1];
+    }
     memcpy(e->gsum, e->t->gsum, sizeof e->gsum);
     memcpy(e->gwsum, e->t->gwsum, sizeof e->gwsum);
     if (g->nmarks && cached_sprites.scale == scale) {
