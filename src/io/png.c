@@ -260,7 +260,7 @@ static inline __attribute__((always_inline)) void put(const struct enc *e, struc
         w->p[k] = (uint8_t)(w->bits >> (8 * k));
 #endif
     w->p += whole;
-    w->bits = whole ? w->bits >> (8 * whole) : w->bits;
+    w->bits >>= 8 * whole; /* whole <= 7: the shift is below 64 */
     w->nbits &= 7;
     if (w->p >= w->limit)
         w->p = spill(e, s, w->p);
