@@ -24,12 +24,24 @@
  *     group value and written with one shift-or.
  *   - Two passes over the map: the first counts the symbols, which gives one
  *     dynamic Huffman code (length-limited, RFC 1951 3.2.7) for a single
- *     block; the second writes it.
- *   - The Adler-32 is kept per group from precomputed sums as well.
+ *     block; the second writes it. A small image's first pass also keeps
+ *     its symbols as tokens (2 bytes each), and the second writes those
+ *     instead of parsing the image again.
+ *   - The Adler-32 is kept per group from precomputed sums as well, a whole
+ *     word of 8 groups at once.
+ *   - What depends only on the scale and the depth (the group table and its
+ *     sums, the glyphs' sprites) is kept per thread between images: a batch
+ *     of small maps built it once per map, a quarter of its cost.
  * The cell rows that markers' glyphs cross (each glyph reaches one cell row
  * above and below its own) and the last partial group of a row go byte by
- * byte through the same parse, every pixel row of such a band on its own. tests/test_io_png.c decodes the result
- * with libpng (which checks the CRCs and the Adler-32) pixel by pixel. */
+ * byte through the same parse (as runs of equal bytes, found 8 bytes a
+ * step), every pixel row of such a band on its own: the cell row's pixels
+ * are built once, each pixel row is a copy with the glyphs painted from
+ * sprites, and its Up filter is computed only where its glyphs or the row
+ * above's lie (zeros elsewhere). tests/test_io_png.c decodes the result
+ * with libpng (which checks the CRCs and the Adler-32) pixel by pixel, and
+ * compares its bytes with those of the plain encoder this one grew from
+ * (tests/png_oracle.c). */
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -273,9 +285,9 @@ static inline __attribute__((always_inline)) void put(const struct enc *e, struc
  * halved (nonzero stays nonzero) and it is run again. Symbols with count 0
  * get length 0.
  *
- * The two-queue form (van Leeuwen, 1976): leaves sorted by weight, merged
- * nodes made in order of weight, so each step joins the two smallest of the
- * two queues' fronts - O(n log n) for the sort, then O(n). Ties go to the
+ * The two-queue form (van Leeuwen, 1976): leaves sorted by weight (a radix
+ * sort, sort_leaves), merged nodes made in order of weight, so each step
+ * joins the two smallest of the two queues' fronts - O(n) after the sort. Ties go to the
  * lower node number, leaves (0..m-1, in symbol order) before merged nodes
  * (m.., in order of creation): the same tree as repeatedly picking the two
  * smallest (weight, number) pairs, so the code is the one a plain O(n^2)
