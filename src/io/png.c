@@ -44,6 +44,7 @@
  * (tests/png_oracle.c). */
 #include <png.h>
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -175,11 +176,6 @@ struct enc {
      * sprites when there are markers. */
     const struct tables *t;
     const struct sprites *spr;
-    /* Copies of t's per-group arrays, beside the code: the hot loop reads
-     * them from e, a register it holds anyway. */
-    int16_t head[256]; /* a group's byte if all its bytes are that one, else -1 */
-    uint8_t last[256]; /* its last byte */
-    uint32_t gsum[256], gwsum[256];
     /* Their storage when they are the image's own (not kept per thread). */
     struct tables *own;
     uint8_t *table;
@@ -189,11 +185,6 @@ struct enc {
      * literals. */
     uint64_t freq[NLIT];
     uint64_t gcount[256];
-    /* Pass 2: the code (bit-reversed, ready to write) and its length. */
-    uint16_t code[NLIT];
-    uint8_t len[NLIT];
-    uint64_t gbits[256]; /* a literal group's codes, concatenated */
-    uint8_t glen[256];   /* their total length; 0: too long, write per byte */
     /* A small image's tokens (RECORD), or NULL: pass 2 then replays them
      * rather than parsing the image again. */
     uint16_t *tok;
@@ -204,6 +195,20 @@ struct enc {
     uint32_t nstripes;
     struct part *slots;
     size_t nslots;
+    /* Not cleared when made (all written before they are read): */
+    /* Copies of t's per-group arrays, beside the code: the hot loop reads
+     * them from e, a register it holds anyway. */
+    int16_t head[256]; /* a group's byte if all its bytes are that one, else -1 */
+    uint8_t last[256]; /* its last byte */
+    uint32_t gsum[256], gwsum[256];
+    /* Pass 2: the code (bit-reversed, ready to write) and its length. */
+    uint16_t code[NLIT];
+    uint8_t len[NLIT];
+    /* A literal group's codes, concatenated, and their total length (0: too
+     * long, write per byte): for the groups pass 1 saw when it saw every
+     * row (the only ones pass 2 codes as literals then), else for all. */
+    uint64_t gbits[256];
+    uint8_t glen[256];
 };
 
 /* One stripe's parse and output: the encoder's state that is not shared. */
@@ -1436,9 +1441,10 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, const cg__par *par, cg
     size_t bytes8 = (size_t)scale * (size_t)depth;
     cg_status st = CG_ENOMEM;
     png_infop info = NULL;
-    struct enc *e = cg__calloc(1, sizeof *e);
+    struct enc *e = cg__malloc(sizeof *e);
     if (!e)
         goto done;
+    memset(e, 0, offsetof(struct enc, head));
     e->sink = (struct cg__png_sink){write, ctx, 0};
     e->g = g;
     e->scale = scale;
