@@ -23,6 +23,8 @@
 /* White box: the markers' symbols ('A'..'Z' for named kinds of points), set
  * directly where the public API has no way yet. */
 #include "../src/core/grid.h"
+/* The encoder as it was before its per-map costs were cut: the twin. */
+#include "png_oracle.h"
 
 typedef struct decoded {
     uint32_t width, height;
@@ -685,6 +687,134 @@ static void png_write_options_parallel_gives_the_same_bytes(void **state)
     cg_grid_free(g);
 }
 
+
+/* ------------------------------------------------------------ the twin */
+
+/* The writer's bytes are those of the plain encoder it grew from
+ * (tests/png_oracle.c), whatever the shortcuts: the table of 8-cell groups
+ * kept between images, the marker bands' rows built once per cell row and
+ * their glyphs drawn from sprites, the zero runs and the Huffman build.
+ * Widths about the 8-cell groups and 64, every scale 1..8 and some larger,
+ * maps all wall, all floor, checkerboards, random, with markers of every
+ * kind (4 bits), named kinds (8 bits), markers side by side and at the
+ * edges, a reach overlay; one stripe and many. */
+static int twin_threads; /* the stripes through threads (else one after another) */
+
+static void expect_oracle_bytes(const cg_grid *g, uint32_t scale, const char *what)
+{
+    tu_buf got = {0}, want = {0};
+    cg__par par = {twin_threads ? tu_threads_for : NULL, NULL};
+    cg_diag diag = {0};
+    assert_int_equal(cg__write_png(g, scale, &par, tu_buf_write, &got, &diag), CG_OK);
+    assert_int_equal(oracle_write_png(g, scale, NULL, tu_buf_write, &want, &diag), CG_OK);
+    if (got.len != want.len || memcmp(got.data, want.data, got.len) != 0) {
+        size_t at = 0;
+        while (at < got.len && at < want.len && ((uint8_t *)got.data)[at] == ((uint8_t *)want.data)[at])
+            at++;
+        print_error("%ux%u %s at scale %u: %zu bytes, the twin %zu; first difference at %zu\n",
+                    cg_grid_width(g), cg_grid_height(g), what, scale, got.len, want.len, at);
+        fail();
+    }
+    tu_buf_free(&got);
+    tu_buf_free(&want);
+}
+
+static void png_bytes_are_the_twins(void **state)
+{
+    (void)state;
+    static const int widths[] = {1, 2, 7, 8, 9, 63, 64, 65, 131};
+    static const int heights[] = {1, 2, 5, 9, 40};
+    static const char *kinds[] = {"random", "all wall", "all floor", "checkerboard",
+                                  "with markers", "with named kinds", "with a cluster of markers",
+                                  "with a reach"};
+    uint64_t rng = 31;
+    for (int stripes = 0; stripes < 2; stripes++) {
+        cg__png_set_stripe_cells(stripes ? 8 : 0);
+        oracle_png_set_stripe_cells(stripes ? 8 : 0);
+        twin_threads = stripes;
+        for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+            for (size_t hi = 0; hi < sizeof heights / sizeof heights[0]; hi++) {
+                int w = widths[wi], h = heights[hi];
+                for (int kind = 0; kind < 8; kind++) {
+                    cg_grid *g = random_grid(w, h, &rng);
+                    for (int y = 0; y < h; y++)
+                        for (int x = 0; x < w; x++)
+                            if (kind == 1 || kind == 2)
+                                cg_grid_set(g, x, y, kind == 1 ? CG_WALL : CG_FLOOR);
+                            else if (kind == 3)
+                                cg_grid_set(g, x, y, (x + y) % 2 ? CG_WALL : CG_FLOOR);
+                    if (kind == 4 || kind == 5 || kind == 7)
+                        for (int k = 0; k < w * h / 23 + 1; k++) {
+                            int x = (int)(tu_next(&rng) % (uint64_t)w);
+                            int y = (int)(tu_next(&rng) % (uint64_t)h);
+                            cg_grid_set(g, x, y, CG_FLOOR);
+                            assert_int_equal(cg_grid_set_marker(g, x, y, (cg_marker)(1 + k % 4)),
+                                             CG_OK);
+                        }
+                    if (kind == 5)
+                        for (size_t i = 0; i < g->nmarks; i++)
+                            if (g->marks[i].kind == CG_MARK_POI && i % 3 == 0)
+                                g->marks[i].sym = (uint8_t)('A' + i % 26);
+                    if (kind == 6) /* neighbours of every kind, and the corners */
+                        for (int y = 0; y < h; y += 1 + (h > 4))
+                            for (int x = 0; x < w; x += 1 + (x % 5 == 4) * 3) {
+                                cg_grid_set(g, x, y, CG_FLOOR);
+                                assert_int_equal(
+                                    cg_grid_set_marker(g, x, y, (cg_marker)(1 + (x + y) % 4)),
+                                    CG_OK);
+                            }
+                    if (kind == 7) {
+                        cg_point start = {0, 0};
+                        for (uint32_t i = 0; i < (uint32_t)(w * h); i++)
+                            if (cg_grid_get(g, (int)(i % (uint32_t)w), (int)(i / (uint32_t)w)) ==
+                                CG_FLOOR) {
+                                start = (cg_point){i % (uint32_t)w, i / (uint32_t)w};
+                                break;
+                            }
+                        cg_grid_set(g, (int)start.x, (int)start.y, CG_FLOOR);
+                        assert_int_equal(cg_grid_reach(g, &start, 1, 10, NULL), CG_OK);
+                    }
+                    for (uint32_t scale = 1; scale <= 8; scale++)
+                        if (!stripes || scale % 3 == 1)
+                            expect_oracle_bytes(g, scale, kinds[kind]);
+                    if (!stripes && w >= 63 && h >= 9)
+                        for (uint32_t scale = 9; scale <= 64; scale += 11)
+                            expect_oracle_bytes(g, scale, kinds[kind]);
+                    cg_grid_free(g);
+                }
+            }
+    }
+    cg__png_set_stripe_cells(0);
+    oracle_png_set_stripe_cells(0);
+    twin_threads = 0;
+    /* Tall and narrow: pass 1 counts a sample of the rows (from 512). */
+    static const int tall[][2] = {{1, 600}, {2, 511}, {3, 512}, {9, 1000}};
+    for (size_t i = 0; i < sizeof tall / sizeof tall[0]; i++) {
+        cg_grid *g = random_grid(tall[i][0], tall[i][1], &rng);
+        for (uint32_t scale = 1; scale <= 3; scale++)
+            expect_oracle_bytes(g, scale, "tall");
+        for (int k = 0; k < tall[i][1] / 7; k++) {
+            int x = k % tall[i][0], y = (k * 7) % tall[i][1];
+            cg_grid_set(g, x, y, CG_FLOOR);
+            assert_int_equal(cg_grid_set_marker(g, x, y, (cg_marker)(1 + k % 4)), CG_OK);
+        }
+        for (uint32_t scale = 1; scale <= 3; scale++)
+            expect_oracle_bytes(g, scale, "tall, with markers");
+        cg_grid_free(g);
+    }
+    /* Generated levels with their markers, the batch's case. */
+    cg_pipeline *p = tu_builtin_pipeline("level");
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        cg_grid *g = NULL;
+        cg_diag diag = {0};
+        assert_int_equal(tu_run_pipeline(p, seed, seed % 2 ? 80 : 67, 50, NULL, &g, &diag), CG_OK);
+        for (uint32_t scale = 1; scale <= 6; scale++)
+            expect_oracle_bytes(g, scale, "level");
+        cg_grid_free(g);
+    }
+    cg_pipeline_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -704,6 +834,7 @@ int main(void)
         cmocka_unit_test(png_stripes_give_the_bytes_of_one_thread),
         cmocka_unit_test(png_stripes_larger_than_predicted_are_made_again),
         cmocka_unit_test(png_write_options_parallel_gives_the_same_bytes),
+        cmocka_unit_test(png_bytes_are_the_twins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

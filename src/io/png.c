@@ -24,14 +24,27 @@
  *     group value and written with one shift-or.
  *   - Two passes over the map: the first counts the symbols, which gives one
  *     dynamic Huffman code (length-limited, RFC 1951 3.2.7) for a single
- *     block; the second writes it.
- *   - The Adler-32 is kept per group from precomputed sums as well.
+ *     block; the second writes it. A small image's first pass also keeps
+ *     its symbols as tokens (2 bytes each), and the second writes those
+ *     instead of parsing the image again.
+ *   - The Adler-32 is kept per group from precomputed sums as well, a whole
+ *     word of 8 groups at once.
+ *   - What depends only on the scale and the depth (the group table and its
+ *     sums, the glyphs' sprites) is kept per thread between images: a batch
+ *     of small maps built it once per map, a quarter of its cost.
  * The cell rows that markers' glyphs cross (each glyph reaches one cell row
  * above and below its own) and the last partial group of a row go byte by
- * byte through the same parse, every pixel row of such a band on its own. tests/test_io_png.c decodes the result
- * with libpng (which checks the CRCs and the Adler-32) pixel by pixel. */
+ * byte through the same parse (as runs of equal bytes, found 8 bytes a
+ * step), every pixel row of such a band on its own: the cell row's pixels
+ * are built once, each pixel row is a copy with the glyphs painted from
+ * sprites, and its Up filter is computed only where its glyphs or the row
+ * above's lie (zeros elsewhere). tests/test_io_png.c decodes the result
+ * with libpng (which checks the CRCs and the Adler-32) pixel by pixel, and
+ * compares its bytes with those of the plain encoder this one grew from
+ * (tests/png_oracle.c). */
 #include <png.h>
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -99,6 +112,53 @@ cg_status cg__png_status(cg_status st, cg_diag *diag)
     return st;
 }
 
+/* What depends only on the scale and the depth, not on the map: kept from
+ * one image to the next on each thread when its group table fits here (a
+ * batch of small maps used to rebuild it for every map, a quarter of the
+ * writer's instructions), else built for the image on the heap. */
+#define CACHED_BYTES8 64 /* depth 1 up to scale 64, 4 up to 16, 8 up to 8 */
+struct tables {
+    uint32_t scale; /* 0: not built */
+    int depth;
+    size_t bytes8;
+    /* Per 8-cell group value v (bit j = cell j is wall): its pixel bytes
+     * (table + v * bytes8, plus 8 bytes of slack), whether they are all one
+     * byte, and their Adler-32 sums: sum of bytes, and sum of (bytes8-i)*b_i. */
+    uint8_t *table;
+    uint8_t uniform[256];
+    uint32_t gsum[256], gwsum[256];
+    /* A group's weighted sum in the Adler-32 of a whole word of 8 groups,
+     * by its place k: gwsum + bytes8 * (7 - k) * gsum (parse_image). */
+    uint32_t wpos[8][256];
+    /* How often each byte value occurs in the table, over all 256 groups:
+     * the counts every group adds to the code's symbols (write_image). */
+    uint64_t hist[256];
+    /* Lengths 3..258: symbol, extra bits and their count (RFC 1951 3.2.5). */
+    uint16_t lsym[259];
+    uint8_t lextra[259], lnextra[259];
+    uint8_t store[256 * CACHED_BYTES8 + 8]; /* the table, when cached */
+};
+
+/* A marker's glyph as pixels (io/png.c, "glyphs"): for each shape, the n x n
+ * pixels from o0 to o0 + n - 1 (either way) from its cell's first pixel, 0
+ * outside the glyph, 1 on its outline, 2 inside. Kept per thread up to
+ * SPRITE_SCALE, else built for the image. */
+#define SPRITE_SCALE 16
+#define SPRITE_N(s) (2 * (s) + 6) /* >= the glyph's span: glyph_size + 2 */
+#define SPRITE_NB(s) ((s) + 4)   /* bytes of a row at 4 bits: (n + 1) / 2 + 1 */
+#define SPRITE_BYTES(s) ((size_t)3 * SPRITE_N(s) * (SPRITE_N(s) + 4 * SPRITE_NB(s)))
+struct sprites {
+    uint32_t scale; /* 0: not built */
+    int64_t o0;
+    uint32_t n, nb;
+    uint8_t *px[3]; /* by shape, n * n each */
+    /* At 4 bits, by shape and the parity of the glyph's first pixel: each
+     * row's nb bytes as the nibbles the glyph covers (mask) and those of
+     * them inside it (in). */
+    uint8_t *mask[3][2], *in[3][2];
+    uint8_t store[SPRITE_BYTES(SPRITE_SCALE)];
+};
+
 /* The encoder: what every stripe reads (the image, the tables, the code).
  * Heap-allocated: a libpng error longjmps back into cg__write_png, after
  * which its own locals changed since setjmp would be indeterminate (C11
@@ -112,39 +172,53 @@ struct enc {
     uint64_t pw; /* pixels per row */
     int depth;
     size_t rowbytes, bytes8, nfull, rem;
-    /* Per 8-cell group value v (bit j = cell j is wall): its pixel bytes
-     * (table + v * bytes8, plus 8 bytes of slack), whether they are all one
-     * byte, and their Adler-32 sums: sum of bytes, and sum of (bytes8-i)*b_i. */
+    /* The tables of the scale and depth (struct tables), and the glyphs'
+     * sprites when there are markers. */
+    const struct tables *t;
+    const struct sprites *spr;
+    /* Their storage when they are the image's own (not kept per thread). */
+    struct tables *own;
     uint8_t *table;
-    uint8_t uniform[256];
-    uint32_t gsum[256], gwsum[256];
+    struct sprites *own_spr;
+    uint8_t *sprite_px;
     /* Pass 1: symbol counts, and how often each group value was coded as
      * literals. */
     uint64_t freq[NLIT];
     uint64_t gcount[256];
-    /* Pass 2: the code (bit-reversed, ready to write) and its length. */
-    uint16_t code[NLIT];
-    uint8_t len[NLIT];
-    uint64_t gbits[256]; /* a literal group's codes, concatenated */
-    uint8_t glen[256];   /* their total length; 0: too long, write per byte */
-    /* Lengths 3..258: symbol, extra bits and their count (RFC 1951 3.2.5). */
-    uint16_t lsym[259];
-    uint8_t lextra[259], lnextra[259];
+    /* A small image's tokens (RECORD), or NULL: pass 2 then replays them
+     * rather than parsing the image again. */
+    uint16_t *tok;
+    size_t ntok;
     uint8_t *out; /* IDAT_BYTES (+ 64 of slack): the IDAT chunk being filled */
     /* Stripes: their count, and the slots the stripes of a round are
      * compressed into (io/png.c, "Stripes"). */
     uint32_t nstripes;
     struct part *slots;
     size_t nslots;
+    /* Not cleared when made (all written before they are read): */
+    /* Copies of t's per-group arrays, beside the code: the hot loop reads
+     * them from e, a register it holds anyway. */
+    int16_t head[256]; /* a group's byte if all its bytes are that one, else -1 */
+    uint8_t last[256]; /* its last byte */
+    uint32_t gsum[256], gwsum[256];
+    /* Pass 2: the code (bit-reversed, ready to write) and its length. */
+    uint16_t code[NLIT];
+    uint8_t len[NLIT];
+    /* A literal group's codes, concatenated, and their total length (0: too
+     * long, write per byte): for the groups pass 1 saw when it saw every
+     * row (the only ones pass 2 codes as literals then), else for all. */
+    uint64_t gbits[256];
+    uint8_t glen[256];
 };
 
 /* One stripe's parse and output: the encoder's state that is not shared. */
 struct part {
     /* Adler-32 (RFC 1950) of the stripe's uncompressed bytes, at its end. */
     uint64_t a, b;
-    /* Pixel rows crossed by markers' glyphs, byte by byte: the row, the
-     * one before it, and their difference (the Up filter). */
-    uint8_t *row, *above, *diff;
+    /* Pixel rows crossed by markers' glyphs: the cell row's pixels, the
+     * row with its glyphs, the one before it, and their difference (the Up
+     * filter). */
+    uint8_t *base, *row, *above, *diff;
     /* The output: direct, into e->out as IDAT chunks as it fills; or into
      * buf[0..cap) (+ 64 of slack), len bytes at the end, overflow set if
      * cap was too small (the stripe is then made again, with more). */
@@ -203,7 +277,7 @@ static inline __attribute__((always_inline)) void put(const struct enc *e, struc
         w->p[k] = (uint8_t)(w->bits >> (8 * k));
 #endif
     w->p += whole;
-    w->bits = whole ? w->bits >> (8 * whole) : w->bits;
+    w->bits >>= 8 * whole; /* whole <= 7: the shift is below 64 */
     w->nbits &= 7;
     if (w->p >= w->limit)
         w->p = spill(e, s, w->p);
@@ -216,9 +290,9 @@ static inline __attribute__((always_inline)) void put(const struct enc *e, struc
  * halved (nonzero stays nonzero) and it is run again. Symbols with count 0
  * get length 0.
  *
- * The two-queue form (van Leeuwen, 1976): leaves sorted by weight, merged
- * nodes made in order of weight, so each step joins the two smallest of the
- * two queues' fronts - O(n log n) for the sort, then O(n). Ties go to the
+ * The two-queue form (van Leeuwen, 1976): leaves sorted by weight (a radix
+ * sort, sort_leaves), merged nodes made in order of weight, so each step
+ * joins the two smallest of the two queues' fronts - O(n) after the sort. Ties go to the
  * lower node number, leaves (0..m-1, in symbol order) before merged nodes
  * (m.., in order of creation): the same tree as repeatedly picking the two
  * smallest (weight, number) pairs, so the code is the one a plain O(n^2)
@@ -228,12 +302,32 @@ typedef struct leaf {
     int node; /* its number: its place among the symbols with a count */
 } leaf;
 
-static int leaf_cmp(const void *a, const void *b)
+/* The leaves in order of (weight, number): a stable LSD radix sort of the
+ * numbers on the weight, a byte a pass and only as many passes as the
+ * largest weight has bytes (two for a small image), so equal weights keep
+ * the order of their numbers - the order of a sort on (weight, number). */
+static void sort_leaves(const uint64_t *f, int m, leaf *leaves)
 {
-    const leaf *x = a, *y = b;
-    if (x->w != y->w)
-        return x->w < y->w ? -1 : 1;
-    return (x->node > y->node) - (x->node < y->node);
+    int a[NLIT], b[NLIT], *src = a, *dst = b;
+    uint64_t all = 0;
+    for (int i = 0; i < m; i++) {
+        a[i] = i;
+        all |= f[i];
+    }
+    for (unsigned shift = 0; shift < 64 && (all >> shift) != 0; shift += 8) {
+        unsigned at[257] = {0};
+        for (int i = 0; i < m; i++)
+            at[((f[src[i]] >> shift) & 255) + 1]++;
+        for (int k = 0; k < 256; k++)
+            at[k + 1] += at[k];
+        for (int i = 0; i < m; i++)
+            dst[at[(f[src[i]] >> shift) & 255]++] = src[i];
+        int *t = src;
+        src = dst;
+        dst = t;
+    }
+    for (int i = 0; i < m; i++)
+        leaves[i] = (leaf){f[src[i]], src[i]};
 }
 
 static void build_lengths(const uint64_t *freq, int n, int maxlen, uint8_t *len)
@@ -254,9 +348,7 @@ static void build_lengths(const uint64_t *freq, int n, int maxlen, uint8_t *len)
         return;
     }
     for (;;) {
-        for (int i = 0; i < m; i++)
-            leaves[i] = (leaf){f[i], i};
-        qsort(leaves, (size_t)m, sizeof *leaves, leaf_cmp);
+        sort_leaves(f, m, leaves);
         int li = 0, mi = 0, nm = 0; /* fronts of the two queues, merged made */
         for (int step = 0; step < m - 1; step++) {
             int pick[2];
@@ -309,10 +401,12 @@ static void build_codes(const uint8_t *len, int n, uint16_t *code)
             code[i] = 0;
             continue;
         }
-        unsigned v = next[len[i]]++, r = 0;
-        for (int k = 0; k < len[i]; k++)
-            r |= ((v >> k) & 1u) << (len[i] - 1 - k);
-        code[i] = (uint16_t)r;
+        unsigned r = next[len[i]]++; /* reversed: swap halves, bytes, nibbles, pairs, bits */
+        r = (r >> 8 & 0x00ffu) | (r << 8 & 0xff00u);
+        r = (r >> 4 & 0x0f0fu) | (r << 4 & 0xf0f0u);
+        r = (r >> 2 & 0x3333u) | (r << 2 & 0xccccu);
+        r = (r >> 1 & 0x5555u) | (r << 1 & 0xaaaau);
+        code[i] = (uint16_t)(r >> (16 - len[i]));
     }
 }
 
@@ -329,15 +423,28 @@ struct ps {
     uint64_t a, b;
 };
 
-/* The symbols of the stream, counted (pass 1) or written (pass 2): `emit`
- * is a constant in each caller, so each pass gets its own straight code. */
+/* The symbols of the stream, counted (pass 1: emit COUNT, or RECORD, which
+ * also keeps them as tokens, a small image's) or written (pass 2: WRITE).
+ * `emit` is a constant in each caller, so each pass gets its own straight
+ * code; the Adler-32 is kept by WRITE and RECORD. Tokens: a literal byte
+ * (0..255), a match of length l (TOK_MATCH + l), the literals of group v
+ * (TOK_GROUP + v). */
+enum { COUNT = 0, WRITE = 1, RECORD = 2 };
+#define TOK_MATCH 256u
+#define TOK_GROUP 1024u
+/* Images of at most this many bytes of stream are recorded. */
+#define RECORD_BYTES (UINT64_C(1) << 17)
+
 static inline __attribute__((always_inline)) void lit(struct enc *e, struct part *pt, struct bw *w,
                                                       unsigned v, const int emit)
 {
-    if (emit)
+    if (emit == WRITE) {
         put(e, pt, w, e->code[v], e->len[v]);
-    else
+    } else {
         e->freq[v]++;
+        if (emit == RECORD)
+            e->tok[e->ntok++] = (uint16_t)v;
+    }
 }
 
 /* A match of length 3..258 at distance 1 (distance code 0, whose code is the
@@ -345,12 +452,48 @@ static inline __attribute__((always_inline)) void lit(struct enc *e, struct part
 static inline __attribute__((always_inline)) void match(struct enc *e, struct part *pt,
                                                         struct bw *w, unsigned l, const int emit)
 {
-    unsigned s = e->lsym[l];
-    if (emit)
-        put(e, pt, w, e->code[s] | (uint64_t)e->lextra[l] << e->len[s],
-            e->len[s] + e->lnextra[l] + 1u);
-    else
+    unsigned s = e->t->lsym[l];
+    if (emit == WRITE) {
+        put(e, pt, w, e->code[s] | (uint64_t)e->t->lextra[l] << e->len[s],
+            e->len[s] + e->t->lnextra[l] + 1u);
+    } else {
         e->freq[s]++;
+        if (emit == RECORD)
+            e->tok[e->ntok++] = (uint16_t)(TOK_MATCH + l);
+    }
+}
+
+/* The literals of group v (pixel bytes px). */
+static inline __attribute__((always_inline)) void group_lits(struct enc *e, struct part *pt,
+                                                             struct bw *w, unsigned v,
+                                                             const uint8_t *px, const int emit)
+{
+    if (emit != WRITE) {
+        e->gcount[v]++;
+        if (emit == RECORD)
+            e->tok[e->ntok++] = (uint16_t)(TOK_GROUP + v);
+    } else if (e->glen[v]) {
+        put(e, pt, w, e->gbits[v], e->glen[v]);
+    } else {
+        for (size_t i = 0; i < e->bytes8; i++)
+            put(e, pt, w, e->code[px[i]], e->len[px[i]]);
+    }
+}
+
+/* Pass 2 of a recorded image: its tokens under the code. */
+static void replay(struct enc *e, struct part *pt, struct bw *w)
+{
+    const uint16_t *tok = e->tok;
+    const uint8_t *table = e->t->table;
+    for (size_t i = 0, n = e->ntok; i < n; i++) {
+        unsigned x = tok[i];
+        if (x < TOK_MATCH)
+            lit(e, pt, w, x, WRITE);
+        else if (x < TOK_GROUP)
+            match(e, pt, w, x - TOK_MATCH, WRITE);
+        else
+            group_lits(e, pt, w, x - TOK_GROUP, table + (x - TOK_GROUP) * e->bytes8, WRITE);
+    }
 }
 
 static inline __attribute__((always_inline)) void
@@ -384,8 +527,19 @@ static inline __attribute__((always_inline)) void run_of(struct enc *e, struct p
 
 /* The Adler-32 sums after n copies of byte u: a += n*u, b += n*a +
  * u*n(n+1)/2, mod 65521 (RFC 1950 8.2). */
-static void adler_same(struct ps *ps, unsigned u, uint64_t n)
+static inline void adler_same(struct ps *ps, unsigned u, uint64_t n)
 {
+    if (n == 1) { /* a filter byte: the sums are reduced later */
+        ps->a += u;
+        ps->b += ps->a;
+        return;
+    }
+    if (n < (UINT64_C(1) << 20)) { /* no product below overflows */
+        uint64_t a = ps->a % ADLER_MOD;
+        ps->b = (ps->b % ADLER_MOD + n * a + u * (n * (n + 1) / 2)) % ADLER_MOD;
+        ps->a = (a + n * u) % ADLER_MOD;
+        return;
+    }
     uint64_t a = ps->a % ADLER_MOD, nm = n % ADLER_MOD;
     uint64_t tri = (n & 1) ? nm * (((n + 1) / 2) % ADLER_MOD)
                            : ((n / 2) % ADLER_MOD) * ((n + 1) % ADLER_MOD);
@@ -446,6 +600,49 @@ static inline __attribute__((always_inline)) void put_sparse(struct enc *e, stru
         while (j < n && s[j] != 0)
             j++;
         put_bytes(e, pt, ps, w, s + i, j - i, emit);
+        i = j;
+    }
+}
+
+/* The Adler-32 sums over bytes s[0..n): zlib's adler32, 16 bytes a step. */
+static void adler_bytes(struct ps *ps, const uint8_t *s, size_t n)
+{
+    uLong ad = (uLong)(ps->b % ADLER_MOD) << 16 | (uLong)(ps->a % ADLER_MOD);
+    for (size_t k; n; s += k, n -= k) {
+        k = n < ((size_t)1 << 30) ? n : (size_t)1 << 30;
+        ad = adler32(ad, s, (uInt)k);
+    }
+    ps->a = ad & 0xffff;
+    ps->b = (ad >> 16) & 0xffff;
+}
+
+/* Bytes s[0..n) in the parse (the checksum is kept apart): the symbols of
+ * put_bytes, found a run of equal bytes at a time, 8 bytes a step. */
+static inline __attribute__((always_inline)) void put_runs(struct enc *e, struct part *pt,
+                                                           struct ps *ps, struct bw *w,
+                                                           const uint8_t *s, size_t n,
+                                                           const int emit)
+{
+    size_t i = 0;
+    while (i < n) {
+        const unsigned u = s[i];
+        size_t j = i + 1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        const uint64_t same = u * UINT64_C(0x0101010101010101);
+        for (uint64_t v; j + 8 <= n; j += 8) {
+            memcpy(&v, s + j, 8);
+            if (v != same) {
+                j += (size_t)__builtin_ctzll(v ^ same) / 8;
+                goto end;
+            }
+        }
+#endif
+        while (j < n && s[j] == u)
+            j++;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    end:
+#endif
+        run_of(e, pt, ps, w, u, j - i, emit);
         i = j;
     }
 }
@@ -533,9 +730,214 @@ void cg__paint_glyphs(uint8_t *row, int depth, uint64_t pw, uint32_t scale, cons
     }
 }
 
+/* The glyphs as sprites: glyph_at for each pixel around a cell, once per
+ * scale rather than for every pixel of every row (the glyph's pixel p of
+ * marker (x, y) is at 2p + 1 - (2x + 1)s = 2(p - xs) + 1 - s from its
+ * centre: the same for every cell). */
+static void build_sprites(struct sprites *sp, uint32_t scale, uint8_t *store)
+{
+    const int64_t s = scale, d = glyph_size(scale), t = scale == 1 ? 0 : d < 32 ? 1 : d / 16;
+    int64_t o0 = -(d + 2);
+    while (2 * o0 + 1 - s < -d)
+        o0++;
+    sp->o0 = o0;
+    const uint32_t n = sp->n = SPRITE_N(scale), nb = sp->nb = SPRITE_NB(scale);
+    memset(store, 0, SPRITE_BYTES(scale));
+    for (int shape = 0; shape < 3; shape++) {
+        uint8_t *px = sp->px[shape] = store + (size_t)shape * n * n;
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = 0; j < n; j++)
+                px[i * n + j] = (uint8_t)glyph_at(shape, 2 * (o0 + j) + 1 - s,
+                                                  2 * (o0 + (int64_t)i) + 1 - s, d, t);
+        for (uint32_t phase = 0; phase < 2; phase++) {
+            uint8_t *m = store + 3 * (size_t)n * n + ((size_t)shape * 2 + phase) * 2 * n * nb;
+            sp->mask[shape][phase] = m;
+            sp->in[shape][phase] = m + (size_t)n * nb;
+            for (uint32_t i = 0; i < n; i++)
+                for (uint32_t j = 0; j < n; j++) {
+                    uint32_t q = phase + j;
+                    uint8_t nib = (uint8_t)(0xfu << (q & 1 ? 0 : 4));
+                    if (px[i * n + j])
+                        m[i * nb + q / 2] |= nib;
+                    if (px[i * n + j] == 2)
+                        m[(size_t)n * nb + i * nb + q / 2] |= nib;
+                }
+        }
+    }
+    sp->scale = scale;
+}
+
+/* cg__paint_glyphs from the sprites: the same pixels, the same order. Returns
+ * the bytes painted, [*lo, *hi) (empty: *lo >= *hi). */
+static __attribute__((noinline)) void paint_sprites(uint8_t *row, int depth, uint64_t pw, uint32_t scale,
+                          const struct sprites *sp, const cg__mark *marks, size_t n, uint64_t py,
+                          size_t *lo, size_t *hi)
+{
+    const int64_t sn = sp->n;
+    size_t blo = SIZE_MAX, bhi = 0;
+    for (size_t i = 0; i < n; i++) {
+        const cg__mark *m = &marks[i];
+        const int64_t oy = (int64_t)py - (int64_t)m->y * scale - sp->o0;
+        if (oy < 0 || oy >= sn)
+            continue;
+        const int shape = m->kind == CG_MARK_ENTRANCE || m->kind == CG_MARK_EXIT ? GLYPH_SQUARE
+                          : m->kind == CG_MARK_BLOCKED                            ? GLYPH_CROSS
+                                                                                  : GLYPH_DISC;
+        const uint8_t *px = sp->px[shape] + oy * sn;
+        const unsigned colour = cg__mark_colour(m);
+        const int64_t base = (int64_t)m->x * scale + sp->o0;
+        if (depth == 4) { /* the row's bytes at once: nibble masks */
+            const int phase = (int)(base & 1);
+            const int64_t b0 = (base - phase) / 2; /* the sprite row's first byte */
+            const uint8_t *mk = sp->mask[shape][phase] + oy * sp->nb;
+            const uint8_t *in = sp->in[shape][phase] + oy * sp->nb;
+            const int64_t rb = (int64_t)((pw + 1) / 2); /* the row's bytes */
+            int64_t t0 = b0 < 0 ? -b0 : 0, t1 = rb - b0 < (int64_t)sp->nb ? rb - b0 : sp->nb;
+            if (t0 >= t1)
+                continue;
+            const uint8_t c = (uint8_t)(colour * 0x11u), o = (uint8_t)(CG__PAL_OUTLINE * 0x11u);
+            for (int64_t k = t0; k < t1; k++) {
+                uint8_t mm = mk[k];
+                if ((pw & 1) && b0 + k == rb - 1)
+                    mm &= 0xf0; /* the padding nibble after the last pixel */
+                uint8_t *p = row + b0 + k;
+                *p = (uint8_t)((*p & ~mm) | (mm & in[k] & c) | (mm & ~in[k] & o));
+            }
+            blo = (size_t)(b0 + t0) < blo ? (size_t)(b0 + t0) : blo;
+            bhi = (size_t)(b0 + t1) > bhi ? (size_t)(b0 + t1) : bhi;
+            continue;
+        }
+        int64_t j0 = base < 0 ? -base : 0, j1 = (int64_t)pw - base < sn ? (int64_t)pw - base : sn;
+        if (j0 >= j1)
+            continue;
+        for (int64_t j = j0; j < j1; j++)
+            if (px[j])
+                put_px(row, depth, (uint64_t)(base + j),
+                       px[j] == 1 ? CG__PAL_OUTLINE : colour);
+        size_t b0 = (size_t)((uint64_t)(base + j0) * (unsigned)depth / 8);
+        size_t b1 = (size_t)(((uint64_t)(base + j1) * (unsigned)depth + 7) / 8);
+        blo = b0 < blo ? b0 : blo;
+        bhi = b1 > bhi ? b1 : bhi;
+    }
+    *lo = blo;
+    *hi = bhi;
+}
+
 static inline uint8_t group_of(const uint64_t *r, size_t j)
 {
     return (uint8_t)(r[j >> 3] >> (8 * (j & 7)));
+}
+
+/* Group v of a row (its checksum is kept apart): a run if its bytes are
+ * all one, else the run before it and its bytes as literals. */
+static inline __attribute__((always_inline)) void group(struct enc *e, struct part *pt,
+                                                        struct ps *ps, struct bw *w, unsigned v,
+                                                        const int emit)
+{
+    const int u = e->head[v];
+    if (u >= 0) {
+        run_of(e, pt, ps, w, (unsigned)u, e->bytes8, emit);
+    } else {
+        flush_run(e, pt, ps, w, emit);
+        group_lits(e, pt, w, v, e->t->table + v * e->bytes8, emit);
+        ps->prev = e->last[v];
+    }
+}
+
+/* The parse state and the bit writer, passed by value to the marker bands'
+ * function and back, so that neither has its address taken in the hot loop
+ * of parse_image (they stay in registers there). */
+struct st {
+    struct ps ps;
+    struct bw w;
+};
+
+static inline __attribute__((always_inline)) struct st
+band_rows(struct enc *e, struct part *pt, struct st st, const uint64_t *r, uint32_t y, size_t lo,
+          size_t hi, const int emit)
+{
+    const cg_grid *g = e->g;
+    const size_t bytes8 = e->bytes8;
+    const uint8_t *table = e->t->table;
+    struct ps *ps = &st.ps;
+    struct bw *w = &st.w;
+        /* Every pixel row of the band on its own: the first with filter
+         * None, the others with Up. The cell row's pixels are built once;
+         * each pixel row is a copy with its glyphs painted, and differs
+         * from the row above only where the glyphs of the two rows lie
+         * (the rest of its Up-filtered bytes are zeros). */
+        for (size_t j = 0; j * bytes8 < e->rowbytes; j++)
+            memcpy(pt->base + j * bytes8, table + group_of(r, j) * bytes8, bytes8);
+        size_t alo = 0, ahi = 0; /* the bytes painted in the row above */
+        for (uint32_t k = 0; k < e->scale; k++) {
+            size_t plo, phi;
+            memcpy(pt->row, pt->base, e->rowbytes);
+            paint_sprites(pt->row, e->depth, e->pw, e->scale, e->spr, g->marks + lo, hi - lo,
+                          (uint64_t)y * e->scale + k, &plo, &phi);
+            if (plo >= phi)
+                plo = phi = 0;
+            if (k == 0) {
+                run_of(e, pt, ps, w, 0, 1, emit);
+                put_runs(e, pt, ps, w, pt->row, e->rowbytes, emit);
+                if (emit) {
+                    adler_same(ps, 0, 1);
+                    adler_bytes(ps, pt->row, e->rowbytes);
+                }
+            } else {
+                size_t dlo = plo < alo ? plo : alo, dhi = phi > ahi ? phi : ahi;
+                if (plo == phi || alo == ahi) { /* one is empty: the other */
+                    dlo = plo == phi ? alo : plo;
+                    dhi = plo == phi ? ahi : phi;
+                }
+                if (dlo >= dhi)
+                    dlo = dhi = e->rowbytes;
+                const uint8_t *restrict now = pt->row, *restrict before = pt->above;
+                uint8_t *restrict diff = pt->diff;
+                for (size_t i = dlo; i < dhi; i++)
+                    diff[i] = (uint8_t)(now[i] - before[i]);
+                run_of(e, pt, ps, w, 2, 1, emit);
+                if (dlo)
+                    run_of(e, pt, ps, w, 0, dlo, emit);
+                if (emit) {
+                    adler_same(ps, 2, 1);
+                    if (dlo)
+                        adler_same(ps, 0, dlo);
+                }
+                put_sparse(e, pt, ps, w, diff + dlo, dhi - dlo, emit);
+                if (e->rowbytes > dhi) {
+                    run_of(e, pt, ps, w, 0, e->rowbytes - dhi, emit);
+                    if (emit)
+                        adler_same(ps, 0, e->rowbytes - dhi);
+                }
+            }
+            uint8_t *swap = pt->above;
+            pt->above = pt->row;
+            pt->row = swap;
+            alo = plo;
+            ahi = phi;
+        }
+    return st;
+}
+
+static __attribute__((noinline)) struct st band_count(struct enc *e, struct part *pt, struct st st,
+                                                      const uint64_t *r, uint32_t y, size_t lo,
+                                                      size_t hi)
+{
+    return band_rows(e, pt, st, r, y, lo, hi, COUNT);
+}
+
+static __attribute__((noinline)) struct st band_write(struct enc *e, struct part *pt, struct st st,
+                                                      const uint64_t *r, uint32_t y, size_t lo,
+                                                      size_t hi)
+{
+    return band_rows(e, pt, st, r, y, lo, hi, WRITE);
+}
+
+static __attribute__((noinline)) struct st band_record(struct enc *e, struct part *pt,
+                                                       struct st st, const uint64_t *r, uint32_t y,
+                                                       size_t lo, size_t hi)
+{
+    return band_rows(e, pt, st, r, y, lo, hi, RECORD);
 }
 
 /* One pass over cell rows y0..y1-1 of the image: every cell row as its
@@ -546,10 +948,10 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
 {
     const cg_grid *g = e->g;
     const size_t bytes8 = e->bytes8, nfull = e->nfull, rem = e->rem;
-    const uint8_t *table = e->table;
+    const uint8_t *table = e->t->table;
     size_t lo = 0, hi = 0; /* the markers whose glyphs can cross this cell row */
     /* Counting looks at every step-th cell row only (see write_image). */
-    const uint32_t step = emit || g->h <= 256 ? 1 : g->h / 256;
+    const uint32_t step = emit != COUNT || g->h <= 256 ? 1 : g->h / 256;
     struct ps state = {-1, 0, 1, 0}, *ps = &state;
     for (uint32_t y = y0; y < y1; y++) {
         const uint64_t *r = cg__row(g, y);
@@ -557,65 +959,49 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
             continue;
         cg__glyph_window(g, y, &lo, &hi);
         if (lo < hi) {
-            /* Every pixel row of the band on its own: the first with filter
-             * None, the others with Up (the rows the glyphs miss are zeros). */
-            for (uint32_t k = 0; k < e->scale; k++) {
-                for (size_t j = 0; j * bytes8 < e->rowbytes; j++)
-                    memcpy(pt->row + j * bytes8, table + group_of(r, j) * bytes8, bytes8);
-                cg__paint_glyphs(pt->row, e->depth, e->pw, e->scale, g->marks + lo, hi - lo,
-                                 (uint64_t)y * e->scale + k);
-                const uint8_t *out = pt->row;
-                unsigned filter = 0;
-                if (k > 0) {
-                    for (size_t i = 0; i < e->rowbytes; i++)
-                        pt->diff[i] = (uint8_t)(pt->row[i] - pt->above[i]);
-                    out = pt->diff;
-                    filter = 2;
-                }
-                run_of(e, pt, ps, w, filter, 1, emit);
-                if (emit)
-                    adler_same(ps, filter, 1);
-                if (filter)
-                    put_sparse(e, pt, ps, w, out, e->rowbytes, emit);
-                else
-                    put_bytes(e, pt, ps, w, out, e->rowbytes, emit);
-                uint8_t *t = pt->above;
-                pt->above = pt->row;
-                pt->row = t;
-            }
+            struct st st = {state, *w};
+            st = emit == COUNT   ? band_count(e, pt, st, r, y, lo, hi)
+                 : emit == WRITE ? band_write(e, pt, st, r, y, lo, hi)
+                                 : band_record(e, pt, st, r, y, lo, hi);
+            state = st.ps;
+            *w = st.w;
             continue;
         }
         run_of(e, pt, ps, w, 0, 1, emit); /* filter None */
         if (emit)
             adler_same(ps, 0, 1);
-        /* The groups word by word: group j is byte j % 8 of word j / 8. */
-        for (size_t j = 0, q = 0; j < nfull; q++) {
+        /* The groups word by word: group j is byte j % 8 of word j / 8.
+         * A whole word's Adler-32 sums at once: its groups' sums, and their
+         * weighted sums by place in the word (tables.wpos). */
+        const uint32_t(*wpos)[256] = e->t->wpos;
+        const size_t nw = nfull / 8;
+        for (size_t q = 0; q < nw; q++) {
             uint64_t word = r[q];
-            for (const size_t end = nfull - j < 8 ? nfull : j + 8; j < end; j++, word >>= 8) {
-                unsigned v = (unsigned)(word & 0xff);
-                const uint8_t *px = table + v * bytes8;
-                if (e->uniform[v]) {
-                    run_of(e, pt, ps, w, px[0], bytes8, emit);
-                } else {
-                    flush_run(e, pt, ps, w, emit);
-                    if (!emit) {
-                        e->gcount[v]++;
-                    } else if (e->glen[v]) {
-                        put(e, pt, w, e->gbits[v], e->glen[v]);
-                    } else {
-                        for (size_t i = 0; i < bytes8; i++)
-                            put(e, pt, w, e->code[px[i]], e->len[px[i]]);
-                    }
-                    ps->prev = px[bytes8 - 1];
+            if (emit != COUNT) {
+                uint64_t sa = 0, sb = 0, x = word;
+                for (unsigned k = 0; k < 8; k++, x >>= 8) {
+                    sa += e->gsum[x & 0xff];
+                    sb += wpos[k][x & 0xff];
                 }
+                ps->b += 8 * bytes8 * ps->a + sb;
+                ps->a += sa;
+            }
+            for (unsigned k = 0; k < 8; k++, word >>= 8)
+                group(e, pt, ps, w, (unsigned)(word & 0xff), emit);
+            if (emit && (q & 511) == 511) { /* every 4096 groups */
+                ps->a %= ADLER_MOD;
+                ps->b %= ADLER_MOD;
+            }
+        }
+        if (nfull % 8) {
+            uint64_t word = r[nw];
+            for (unsigned k = 0; k < nfull % 8; k++, word >>= 8) {
+                unsigned v = (unsigned)(word & 0xff);
+                group(e, pt, ps, w, v, emit);
                 if (emit) {
                     ps->b += bytes8 * ps->a + e->gwsum[v];
                     ps->a += e->gsum[v];
                 }
-            }
-            if (emit && (q & 511) == 511) { /* every 4096 groups */
-                ps->a %= ADLER_MOD;
-                ps->b %= ADLER_MOD;
             }
         }
         if (emit) {
@@ -640,7 +1026,10 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
 
 /* ------------------------------------------------------------ the block */
 
-static void init_tables(struct enc *e)
+/* The tables of scale and depth into t, the group table into `table`
+ * (256 * bytes8 bytes). */
+static void build_tables(struct tables *t, uint32_t scale, int depth, size_t bytes8,
+                         uint8_t *table)
 {
     static const uint16_t base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
                                       31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
@@ -651,20 +1040,21 @@ static void init_tables(struct enc *e)
         if (c == 27)
             top = 257; /* 258 has its own code, 285 */
         for (unsigned l = base[c]; l <= top; l++) {
-            e->lsym[l] = (uint16_t)(257 + c);
-            e->lextra[l] = (uint8_t)(l - base[c]);
-            e->lnextra[l] = extra[c];
+            t->lsym[l] = (uint16_t)(257 + c);
+            t->lextra[l] = (uint8_t)(l - base[c]);
+            t->lnextra[l] = extra[c];
         }
     }
-    size_t bytes8 = e->bytes8;
+    t->table = table;
+    memset(t->hist, 0, sizeof t->hist);
     for (unsigned v = 0; v < 256; v++) {
-        uint8_t *px = e->table + v * bytes8;
+        uint8_t *px = table + v * bytes8;
         memset(px, 0, bytes8);
-        for (uint32_t p = 0; p < 8 * e->scale; p++) {
-            unsigned floor = ((v >> (p / e->scale)) & 1) ? 0 : 1;
-            if (e->depth == 1)
+        for (uint32_t p = 0; p < 8 * scale; p++) {
+            unsigned floor = ((v >> (p / scale)) & 1) ? 0 : 1;
+            if (depth == 1)
                 px[p >> 3] |= (uint8_t)(floor << (7 - (p & 7)));
-            else if (e->depth == 4)
+            else if (depth == 4)
                 px[p >> 1] |= (uint8_t)(floor << ((p & 1) ? 0 : 4));
             else
                 px[p] = (uint8_t)floor;
@@ -675,11 +1065,17 @@ static void init_tables(struct enc *e)
             sum += px[i];
             wsum += (uint32_t)(bytes8 - i) * px[i];
             same &= px[i] == px[0];
+            t->hist[px[i]]++;
         }
-        e->gsum[v] = sum;
-        e->gwsum[v] = wsum % ADLER_MOD;
-        e->uniform[v] = (uint8_t)same;
+        t->gsum[v] = sum;
+        t->gwsum[v] = wsum % ADLER_MOD;
+        t->uniform[v] = (uint8_t)same;
+        for (uint32_t k = 0; k < 8; k++)
+            t->wpos[k][v] = t->gwsum[v] + (uint32_t)bytes8 * (7 - k) * sum;
     }
+    t->scale = scale;
+    t->depth = depth;
+    t->bytes8 = bytes8;
 }
 
 /* The dynamic block header (RFC 1951 3.2.7) for the literal/length lengths
@@ -811,7 +1207,10 @@ static void compress_stripe(struct enc *e, struct part *pt, struct bw *w, uint32
         put(e, pt, w, 0x01, 8); /* FLG: (0x78 * 256 + 0x01) % 31 == 0 */
     }
     put_header(e, pt, w, (unsigned)last);
-    parse_image(e, pt, w, pt->y0, pt->y1, 1);
+    if (e->tok)
+        replay(e, pt, w);
+    else
+        parse_image(e, pt, w, pt->y0, pt->y1, WRITE);
     put(e, pt, w, e->code[EOB], e->len[EOB]);
     if (!last)
         put(e, pt, w, 0, 3); /* an empty stored block: BFINAL 0, BTYPE 00 */
@@ -947,7 +1346,8 @@ static void write_stripes(struct enc *e, const cg__par *par, uint64_t est_bytes)
 static void write_image(struct enc *e, const cg__par *par)
 {
     const cg_grid *g = e->g;
-    init_tables(e);
+    const struct tables *t = e->t;
+    const uint8_t *table = t->table;
     /* Pass 1 counts the symbols of a sample of the rows (all of them up to
      * 256 rows, else every h/256-th: a cave's statistics are the same all
      * over, and the sample depends only on the grid, so the bytes stay a
@@ -957,18 +1357,32 @@ static void write_image(struct enc *e, const cg__par *par)
      * length) counts at least once. */
     struct part *p0 = &e->slots[0];
     struct bw counting = {0, 0, e->out, e->out + IDAT_BYTES}; /* writes nothing */
-    parse_image(e, p0, &counting, 0, g->h, 0);
+    if (e->tok)
+        parse_image(e, p0, &counting, 0, g->h, RECORD);
+    else
+        parse_image(e, p0, &counting, 0, g->h, COUNT);
+    /* Every byte of the table counts as often as its group was coded as
+     * literals, once if never: the table's histogram, then the groups seen
+     * more than once (the same sums, group by group, as adding each). */
+    for (unsigned b = 0; b < 256; b++)
+        e->freq[b] += t->hist[b];
     for (unsigned v = 0; v < 256; v++)
-        for (size_t i = 0; i < e->bytes8; i++)
-            e->freq[e->table[v * e->bytes8 + i]] += e->gcount[v] ? e->gcount[v] : 1;
+        if (e->gcount[v] > 1)
+            for (size_t i = 0; i < e->bytes8; i++)
+                e->freq[table[v * e->bytes8 + i]] += e->gcount[v] - 1;
     for (unsigned v = 0; v < 256; v++)
         e->freq[v] += g->nmarks || v == 0 || v == 2 ? 1 : 0;
     for (unsigned sym = EOB; sym < NLIT; sym++)
         e->freq[sym] += 1;
     build_lengths(e->freq, NLIT, 15, e->len);
     build_codes(e->len, NLIT, e->code);
+    /* The literal groups' codes. When every row was counted (under 512
+     * rows), the second pass codes as literals only groups the first did. */
+    const int all_counted = g->h < 512;
     for (unsigned v = 0; v < 256; v++) {
-        const uint8_t *px = e->table + v * e->bytes8;
+        if (all_counted && !e->gcount[v])
+            continue;
+        const uint8_t *px = table + v * e->bytes8;
         uint64_t bits = 0;
         unsigned n = 0;
         for (size_t i = 0; i < e->bytes8 && n <= 56; i++) {
@@ -1027,9 +1441,10 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, const cg__par *par, cg
     size_t bytes8 = (size_t)scale * (size_t)depth;
     cg_status st = CG_ENOMEM;
     png_infop info = NULL;
-    struct enc *e = cg__calloc(1, sizeof *e);
+    struct enc *e = cg__malloc(sizeof *e);
     if (!e)
         goto done;
+    memset(e, 0, offsetof(struct enc, head));
     e->sink = (struct cg__png_sink){write, ctx, 0};
     e->g = g;
     e->scale = scale;
@@ -1039,20 +1454,64 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, const cg__par *par, cg
     e->bytes8 = bytes8;
     e->nfull = rowbytes / bytes8;
     e->rem = rowbytes % bytes8;
-    e->table = cg__malloc(256 * bytes8);
+    /* The tables: this thread's, if they are of this scale and depth or
+     * can be (built once), else the image's own. */
+    static _Thread_local struct tables cached;
+    static _Thread_local struct sprites cached_sprites;
+    if (cached.scale == scale && cached.depth == depth) {
+        e->t = &cached;
+    } else if (bytes8 <= CACHED_BYTES8) {
+        build_tables(&cached, scale, depth, bytes8, cached.store);
+        e->t = &cached;
+    } else {
+        e->own = cg__malloc(sizeof *e->own);
+        e->table = cg__malloc(256 * bytes8 + 8);
+        if (!e->own || !e->table)
+            goto done;
+        build_tables(e->own, scale, depth, bytes8, e->table);
+        e->t = e->own;
+    }
+    for (unsigned v = 0; v < 256; v++) {
+        e->head[v] = e->t->uniform[v] ? (int16_t)e->t->table[v * bytes8] : -1;
+        e->last[v] = e->t->table[v * bytes8 + bytes8 - 1];
+    }
+    memcpy(e->gsum, e->t->gsum, sizeof e->gsum);
+    memcpy(e->gwsum, e->t->gwsum, sizeof e->gwsum);
+    if (g->nmarks && cached_sprites.scale == scale) {
+        e->spr = &cached_sprites;
+    } else if (g->nmarks && scale <= SPRITE_SCALE) {
+        build_sprites(&cached_sprites, scale, cached_sprites.store);
+        e->spr = &cached_sprites;
+    } else if (g->nmarks) {
+        e->own_spr = cg__malloc(sizeof *e->own_spr);
+        e->sprite_px = cg__malloc(SPRITE_BYTES(scale));
+        if (!e->own_spr || !e->sprite_px)
+            goto done;
+        build_sprites(e->own_spr, scale, e->sprite_px);
+        e->spr = e->own_spr;
+    }
     e->out = cg__malloc(IDAT_BYTES + 64);
     e->nstripes = stripe_count(g);
     e->nslots = e->nstripes < ROUND_SLOTS ? e->nstripes : ROUND_SLOTS;
     e->slots = cg__calloc(e->nslots, sizeof *e->slots);
-    if (!e->table || !e->out || !e->slots)
+    if (!e->out || !e->slots)
         goto done;
+    /* A small image keeps its tokens (a token takes at least one byte of
+     * the stream: at most ph * (rowbytes + 1) of them), if pass 1 counts all
+     * its rows (under 512). */
+    if (e->nstripes == 1 && g->h < 512 && ph * (rowbytes + 1) <= RECORD_BYTES) {
+        e->tok = cg__malloc((size_t)ph * (rowbytes + 1) * sizeof *e->tok);
+        if (!e->tok)
+            goto done;
+    }
     for (size_t k = 0; k < e->nslots && g->nmarks; k++) {
         struct part *pt = &e->slots[k];
         size_t bytes = ((size_t)g->w + 7) / 8 * bytes8;
+        pt->base = cg__malloc(bytes);
         pt->row = cg__malloc(bytes);
         pt->above = cg__malloc(bytes);
         pt->diff = cg__malloc(bytes);
-        if (!pt->row || !pt->above || !pt->diff)
+        if (!pt->base || !pt->row || !pt->above || !pt->diff)
             goto done;
     }
     e->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, diag, cg__png_on_error,
@@ -1086,7 +1545,12 @@ done:
         if (e->png)
             png_destroy_write_struct(&e->png, info ? &info : NULL);
         cg__free(e->table);
+        cg__free(e->own);
+        cg__free(e->tok);
+        cg__free(e->sprite_px);
+        cg__free(e->own_spr);
         for (size_t k = 0; e->slots && k < e->nslots; k++) {
+            cg__free(e->slots[k].base);
             cg__free(e->slots[k].row);
             cg__free(e->slots[k].above);
             cg__free(e->slots[k].diff);
