@@ -212,13 +212,30 @@ static void striped_removal_drops_markers_as_serial(void **state)
     cg_pipeline_free(p);
 }
 
-/* A map big enough for the stripes without the hook (2^24 cells): with a
- * loop it is cut by its size alone, and equals the serial map; under a
- * memory limit, the stripes never fit where the serial path does not. */
-static void a_big_map_goes_in_stripes_with_a_loop_only(void **state)
+/* A map big enough for the stripes without the hook (2^24 cells): it is
+ * cut by its size alone, with or without a loop, and equals the serial
+ * labeller's map (cg__remove_small) for every loop; under a memory limit,
+ * every loop fits or fails alike. */
+static void a_big_map_goes_in_stripes_with_or_without_a_loop(void **state)
 {
     (void)state;
     cg__regions_set_stripe_rows(0); /* (a failed test before may have left it set) */
+    cg_pipeline *pre_p = tu_pipeline("fill 45\ngenerations 3 r1=5 r2=-1\n");
+    cg_run_options po = {.seed = 3, .width = 4096, .height = 4096};
+    cg_grid *pre = NULL;
+    cg_diag pdiag = {0};
+    assert_int_equal(cg_pipeline_run(pre_p, &po, &pre, NULL, &pdiag), CG_OK);
+    cg_pipeline_free(pre_p);
+    for (size_t k = 0; k < sizeof loops / sizeof loops[0]; k++) {
+        cg_grid *got = run("remove-floor min=50\nremove-walls min=50\n", pre, loops[k]);
+        if (k == 0) {
+            assert_int_equal(cg__remove_small(pre, 0, 50), CG_OK);
+            assert_int_equal(cg__remove_small(pre, 1, 50), CG_OK);
+        }
+        assert_true(same_words(pre, got));
+        cg_grid_free(got);
+    }
+    cg_grid_free(pre);
     static const char *const text = "fill 45\n"
                                     "generations 3 r1=5 r2=-1\n"
                                     "remove-floor min=50\n"
@@ -241,6 +258,7 @@ static void a_big_map_goes_in_stripes_with_a_loop_only(void **state)
             peak = stats.peak_memory;
         } else {
             assert_true(same_words(want, g));
+            assert_int_equal(stats.peak_memory, peak);
             cg_grid_free(g);
         }
     }
@@ -254,8 +272,8 @@ static void a_big_map_goes_in_stripes_with_a_loop_only(void **state)
         o.parallel = tu_threads_for;
         const cg_status striped = cg_pipeline_run(p, &o, &g, NULL, &diag);
         cg_grid_free(g);
-        if (serial != CG_OK)
-            assert_int_not_equal(striped, CG_OK);
+        assert_int_equal(serial, striped);
+        assert_int_equal(serial, limit >= peak ? CG_OK : CG_ENOMEM);
     }
     cg_grid_free(want);
     cg_pipeline_free(p);
@@ -267,7 +285,7 @@ int main(void)
         cmocka_unit_test(striped_removal_matches_serial_on_random_maps),
         cmocka_unit_test(striped_removal_matches_serial_on_patterns),
         cmocka_unit_test(striped_removal_drops_markers_as_serial),
-        cmocka_unit_test(a_big_map_goes_in_stripes_with_a_loop_only),
+        cmocka_unit_test(a_big_map_goes_in_stripes_with_or_without_a_loop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,12 +47,13 @@ void cg__regions_set_stripe_rows(uint32_t n)
 
 typedef struct stripe {
     uint32_t y0, y1;
-    cg__labeller lb;
-    uint32_t *top, *bot; /* labels (then roots, then global ids) of the runs of rows y0, y1-1 */
+    uint32_t *top, *bot; /* labels of the runs of rows y0, y1-1; then their edge roots' indices */
     size_t ntop, nbot;
-    uint32_t *edge; /* the roots among them, increasing (with walls, 0 too) */
-    size_t nedge;
-    uint64_t made; /* labels made, before only the roots were kept */
+    size_t nedge;  /* the roots on an edge row (with walls, the outside first) */
+    uint64_t *esize; /* their sizes in the stripe */
+    uint32_t *ex, *ey; /* their first cells (map rows) */
+    uint64_t peak;   /* bytes the task held at once */
+    uint64_t kept;   /* bytes it keeps for the join */
     cg_status st;
     int any; /* a region flipped */
 } stripe;
@@ -62,7 +63,6 @@ typedef struct job {
     int walls;
     uint64_t min;
     stripe *s;
-    uint32_t rows; /* per stripe (the last may have fewer) */
 } job;
 
 /* Keeps the labels of the stripe's first and last rows. */
@@ -91,76 +91,18 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Keeps only the roots of a stripe's labelling, renumbered 0, 1, ... in
- * the same order (so still in scan order of their first cells, and label 0
- * still the outside): the stripes wait for one another with only their
- * roots held, which keeps the striped removal within the serial one's
- * memory. parent[] of a root first becomes its new number, through which
- * the edge lists are renumbered; row_first becomes the roots made before
- * each row. */
-static cg_status keep_roots(stripe *s)
+/* Stripe s's work once labelled: its edge labels become roots, and the
+ * roots on an edge a sorted list; the small regions inside it are flipped
+ * at once, in a view of its rows (they do not touch its edge rows, which
+ * the join reads, and a flood cannot leave the view, so no other stripe's
+ * rows are read or written); of its labelling only the edge roots are
+ * kept - their sizes and first cells, indexed as top and bot now are. */
+static cg_status finish_stripe(const job *j, stripe *s, cg__labeller *lb)
 {
-    cg__labeller *lb = &s->lb;
-    uint32_t *parent = lb->parent, *rf = lb->row_first;
-    uint32_t y = 0, cnt = 0;
-    for (size_t l = 0; l < lb->n; l++) {
-        while (y < lb->rows && rf[y] == l)
-            rf[y++] = cnt;
-        if (parent[l] != l)
-            continue;
-        lb->first_x[cnt] = lb->first_x[l];
-        lb->size[cnt] = lb->size[l];
-        parent[l] = cnt++;
-    }
-    while (y < lb->rows)
-        rf[y++] = cnt;
-    for (size_t k = 0; k < s->ntop; k++)
-        s->top[k] = parent[s->top[k]];
-    for (size_t k = 0; k < s->nbot; k++)
-        s->bot[k] = parent[s->bot[k]];
-    for (size_t k = 0; k < s->nedge; k++)
-        s->edge[k] = parent[s->edge[k]];
-    for (uint32_t k = 0; k < cnt; k++)
-        parent[k] = k;
-    lb->n = cnt;
-    /* Smaller blocks (a failure here is one like any other: the library
-     * fails every run whose allocation fails, never only sometimes). */
-    const size_t c = cnt ? cnt : 1;
-    uint32_t *p = cg__realloc(lb->parent, c * sizeof *p);
-    if (!p)
-        return CG_ENOMEM;
-    lb->parent = p;
-    uint64_t *z = cg__realloc(lb->size, c * sizeof *z);
-    if (!z)
-        return CG_ENOMEM;
-    lb->size = z;
-    uint32_t *fx = cg__realloc(lb->first_x, c * sizeof *fx);
-    if (!fx)
-        return CG_ENOMEM;
-    lb->first_x = fx;
-    lb->cap = cnt;
-    return CG_OK;
-}
-
-/* Task i: labels stripe i; its edge labels become roots, and the roots on
- * an edge a sorted list. */
-static void label_task(void *arg, size_t i)
-{
-    const job *j = arg;
-    stripe *s = &j->s[i];
-    cg_status st = cg__label_rows(&s->lb, j->g, j->walls, s->y0, s->y1, keep_edges, s);
-    if (st != CG_OK) {
-        s->st = st;
-        return;
-    }
-    if (s->st != CG_OK)
-        return;
-    const uint32_t *parent = s->lb.parent;
+    uint32_t *parent = lb->parent;
     uint32_t *e = cg__malloc((s->ntop + s->nbot + 1) * sizeof *e);
-    if (!e) {
-        s->st = CG_ENOMEM;
-        return;
-    }
+    if (!e)
+        return CG_ENOMEM;
     size_t n = 0;
     if (j->walls)
         e[n++] = 0;
@@ -173,36 +115,57 @@ static void label_task(void *arg, size_t i)
     for (size_t k = 0; k < n; k++)
         if (u == 0 || e[k] != e[u - 1])
             e[u++] = e[k];
-    s->edge = e;
-    s->nedge = u;
-    s->made = s->lb.n;
-    s->st = keep_roots(s);
-}
-
-/* Task i: flips the small regions inside stripe i, in a view of its rows. */
-static void flip_task(void *arg, size_t i)
-{
-    const job *j = arg;
-    stripe *s = &j->s[i];
     cg_grid view = *j->g;
     view.h = s->y1 - s->y0;
     view.mem = j->g->mem + (size_t)s->y0 * j->g->stride;
-    s->st = cg__flip_small_roots(&view, &s->lb, j->min, s->edge, s->nedge, &s->any);
+    cg_status st = cg__flip_small_roots(&view, lb, j->min, e, u, &s->any);
+    const size_t c = u ? u : 1;
+    s->esize = cg__malloc(c * sizeof *s->esize);
+    s->ex = cg__malloc(c * sizeof *s->ex);
+    s->ey = cg__malloc(c * sizeof *s->ey);
+    if (st == CG_OK && !(s->esize && s->ex && s->ey))
+        st = CG_ENOMEM;
+    if (st == CG_OK) {
+        for (size_t k = 0; k < u; k++) {
+            uint32_t x, y;
+            cg__label_first(lb, e[k], &x, &y);
+            s->esize[k] = lb->size[e[k]];
+            s->ex[k] = x;
+            s->ey[k] = s->y0 + y;
+            parent[e[k]] = (uint32_t)k; /* (the roots' parents are not read again) */
+        }
+        for (size_t k = 0; k < s->ntop; k++)
+            s->top[k] = parent[s->top[k]];
+        for (size_t k = 0; k < s->nbot; k++)
+            s->bot[k] = parent[s->bot[k]];
+        s->nedge = u;
+    }
+    cg__free(e);
+    return st;
 }
 
-/* Runs tasks 0..n-1 through par (any order, any threads), or in order. */
-static void run_tasks(const cg__par *par, size_t n, void (*task)(void *arg, size_t i), job *j)
+/* Task i: labels stripe i, flips the small regions inside it, and keeps
+ * what the join needs of the rest. The stripes' blocks are counted by a
+ * budget of the task's own, whatever the thread, for the figure the run
+ * admits after (remove_striped). */
+static void label_task(void *arg, size_t i)
 {
-    if (!par || !par->fn || n < 2) {
-        for (size_t i = 0; i < n; i++)
-            task(j, i);
-        return;
+    const job *j = arg;
+    stripe *s = &j->s[i];
+    cg__budget b;
+    cg__budget_begin(&b, 0);
+    cg__labeller lb;
+    cg_status st = cg__label_rows(&lb, j->g, j->walls, s->y0, s->y1, keep_edges, s);
+    if (st == CG_OK) {
+        if (s->st == CG_OK)
+            st = finish_stripe(j, s, &lb);
+        cg__labeller_free(&lb);
     }
-    /* Other threads count against no budget: the labels are admitted to
-     * this run's after (remove_striped). */
-    cg__budget *budget = cg__budget_suspend();
-    par->fn(par->ctx, n, task, j);
-    cg__budget_resume(budget);
+    if (s->st == CG_OK)
+        s->st = st;
+    s->peak = b.peak;
+    s->kept = b.used;
+    cg__budget_end(&b);
 }
 
 /* The cells of the kind in word i of row r (none past the map). */
@@ -232,88 +195,72 @@ static size_t row_runs(const cg_grid *g, uint32_t y, uint64_t flip, uint32_t *x0
     return n;
 }
 
-/* The global ids of a stripe's edge labels: base + their index in edge. */
-static void to_ids(uint32_t *l, size_t n, const stripe *s, uint32_t base)
-{
-    for (size_t k = 0; k < n; k++) {
-        const uint32_t *p = bsearch(&l[k], s->edge, s->nedge, sizeof *p, cmp_u32);
-        l[k] = base + (uint32_t)(p - s->edge);
-    }
-}
-
-/* Joins the stripes and flips what the stripes did not (see the top). */
-static cg_status join_and_flip(cg_grid *g, int walls, uint64_t min, stripe *s, size_t n,
-                               const cg__par *par, job *j, int *any)
+/* Joins the stripes and flips the regions on their edge rows that are
+ * small (see the top). */
+static cg_status join_and_flip(cg_grid *g, int walls, uint64_t min, const stripe *s, size_t n,
+                               int *any)
 {
     size_t total = 0;
     for (size_t i = 0; i < n; i++)
         total += s[i].nedge;
     if (total >= UINT32_MAX)
         return CG_EOVERFLOW;
-    uint32_t *base = cg__malloc(n * sizeof *base);
     uint32_t *parent = cg__malloc((total ? total : 1) * sizeof *parent);
     uint64_t *size = cg__malloc((total ? total : 1) * sizeof *size);
     const size_t rcap = (size_t)g->w / 2 + 2;
     uint32_t *runs = cg__malloc(4 * rcap * sizeof *runs);
-    cg_status st = base && parent && size && runs ? CG_OK : CG_ENOMEM;
+    cg_status st = parent && size && runs ? CG_OK : CG_ENOMEM;
     if (st == CG_OK) {
+        /* Global ids: stripe i's edge root k is base_i + k, so ids are in
+         * scan order of the parts' first cells. */
         uint32_t b = 0;
         for (size_t i = 0; i < n; i++) {
-            base[i] = b;
             for (size_t k = 0; k < s[i].nedge; k++) {
                 parent[b + k] = b + (uint32_t)k;
-                size[b + k] = s[i].lb.size[s[i].edge[k]];
+                size[b + k] = s[i].esize[k];
             }
-            to_ids(s[i].top, s[i].ntop, &s[i], b);
-            to_ids(s[i].bot, s[i].nbot, &s[i], b);
             if (walls && i > 0)
-                cg__uf_unite(parent, 0, b); /* edge[0] is the stripe's outside, label 0 */
+                cg__uf_unite(parent, 0, b); /* its index 0 is the stripe's outside, label 0 */
             b += (uint32_t)s[i].nedge;
         }
         /* The overlapping runs of the rows either side of each boundary:
          * the same runs, in the same order, as the labeller's. */
         const uint64_t flip = walls ? 0 : ~UINT64_C(0);
         uint32_t *ax0 = runs, *ax1 = runs + rcap, *bx0 = runs + 2 * rcap, *bx1 = runs + 3 * rcap;
+        uint32_t ba = 0;
         for (size_t i = 1; i < n; i++) {
+            const uint32_t bb = ba + (uint32_t)s[i - 1].nedge;
             const size_t na = row_runs(g, s[i - 1].y1 - 1, flip, ax0, ax1);
             const size_t nb = row_runs(g, s[i].y0, flip, bx0, bx1);
             const uint32_t *la = s[i - 1].bot, *lbl = s[i].top;
             size_t p = 0, q = 0;
             while (p < na && q < nb) {
                 if (ax0[p] < bx1[q] && bx0[q] < ax1[p])
-                    cg__uf_unite(parent, la[p], lbl[q]);
+                    cg__uf_unite(parent, ba + la[p], bb + lbl[q]);
                 if (ax1[p] < bx1[q])
                     p++;
                 else
                     q++;
             }
+            ba = bb;
         }
-        /* Sizes at the roots; then every root but the kept ones is flipped,
-         * from its first part's first cell, after the stripes' own. */
+        /* Sizes at the roots; then every small root is flipped from its
+         * first part's first cell. */
         for (uint32_t k = 0; k < total; k++) {
             const uint32_t r = cg__uf_find(parent, k);
             if (r != k)
                 size[r] += size[k];
         }
-        run_tasks(par, n, flip_task, j);
-        for (size_t i = 0; i < n; i++) {
-            if (s[i].st != CG_OK && st == CG_OK)
-                st = s[i].st;
-            *any |= s[i].any;
-        }
+        uint32_t id = 0;
         for (size_t i = 0; i < n && st == CG_OK; i++) {
-            for (size_t k = 0; k < s[i].nedge && st == CG_OK; k++) {
-                const uint32_t id = base[i] + (uint32_t)k;
+            for (size_t k = 0; k < s[i].nedge && st == CG_OK; k++, id++) {
                 if (parent[id] != id || size[id] >= min || (walls && id == 0))
                     continue;
-                uint32_t x, y;
-                cg__label_first(&s[i].lb, s[i].edge[k], &x, &y);
-                st = cg__flip_region_at(g, x, s[i].y0 + y, size[id], walls);
+                st = cg__flip_region_at(g, s[i].ex[k], s[i].ey[k], size[id], walls);
                 *any = 1;
             }
         }
     }
-    cg__free(base);
     cg__free(parent);
     cg__free(size);
     cg__free(runs);
@@ -331,44 +278,48 @@ static cg_status remove_striped(cg_grid *g, int walls, uint64_t min, const cg__p
         s[i].y0 = (uint32_t)(i * rows);
         s[i].y1 = i + 1 == n ? g->h : (uint32_t)((i + 1) * rows);
     }
-    job j = {g, walls, min, s, rows};
-    run_tasks(par, n, label_task, &j);
-    cg_status st = CG_OK;
-    for (size_t i = 0; i < n && st == CG_OK; i++)
-        st = s[i].st;
-    /* The other threads allocated outside the run's budget. What is
-     * admitted instead is what the serial labeller would hold for as many
-     * labels as the stripes made (at least its own count: a stripe's first
-     * row starts a label per run) at its peak, growing them - an amount
-     * that does not depend on the threads, and not below the serial path's. */
-    uint64_t held = 0, id = 0;
-    int admitted = 0;
-    if (st == CG_OK && par && par->fn && n > 1) {
-        uint64_t made = 0, cap = 1024;
+    job j = {g, walls, min, s};
+    /* The stripes' blocks count against no budget of the run, on this
+     * thread or others; what the run admits instead is what one thread
+     * doing the stripes in order would hold at most - what every stripe
+     * keeps for the join, and the most any stripe held at once - so
+     * --max-memory refuses the same maps whatever the threads. */
+    cg__budget *budget = cg__budget_suspend();
+    if (!par || !par->fn || n < 2) {
         for (size_t i = 0; i < n; i++)
-            made += s[i].made;
-        while (cap < made && cap < UINT32_MAX)
-            cap *= 2;
-        /* While the last of the three arrays of 16 bytes a label grows, the
-         * old block is held too: 18 bytes a label at the peak; then the
-         * labeller's rows and row buffers (cg__label_rows). */
-        held = cap * (cap > 1024 ? 18 : 16) + ((uint64_t)g->h + 1) * 4 + 5 * (uint64_t)g->nw * 8 +
-               (2 * ((uint64_t)g->nw + 1) + 11 * ((uint64_t)g->w / 2 + 24)) * 4;
+            label_task(&j, i);
+    } else {
+        par->fn(par->ctx, n, label_task, &j);
+    }
+    cg__budget_resume(budget);
+    cg_status st = CG_OK;
+    uint64_t held = 0, most = 0, id = 0;
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].st != CG_OK && st == CG_OK)
+            st = s[i].st;
+        held += s[i].kept;
+        most = s[i].peak - s[i].kept > most ? s[i].peak - s[i].kept : most;
+        any |= s[i].any;
+    }
+    held += most;
+    int admitted = 0;
+    if (st == CG_OK) {
         if (held > SIZE_MAX || !cg__mem_admit((size_t)held, &id))
             st = CG_ENOMEM;
         else
             admitted = 1;
     }
-    int any = 0;
     if (st == CG_OK)
-        st = join_and_flip(g, walls, min, s, n, par, &j, &any);
+        st = join_and_flip(g, walls, min, s, n, &any);
     if (admitted)
         cg__mem_release((size_t)held, id);
     for (size_t i = 0; i < n; i++) {
-        cg__labeller_free(&s[i].lb);
         cg__free(s[i].top);
         cg__free(s[i].bot);
-        cg__free(s[i].edge);
+        cg__free(s[i].esize);
+        cg__free(s[i].ex);
+        cg__free(s[i].ey);
     }
     cg__free(s);
     if (any && !walls)
@@ -383,7 +334,7 @@ cg_status cg__remove_small_par(cg_grid *g, int walls, uint64_t min, const cg__pa
     uint32_t rows = forced_rows;
     if (!rows) {
         const uint64_t cells = (uint64_t)g->w * g->h;
-        if (!par || !par->fn || cells < STRIPED_CELLS)
+        if (cells < STRIPED_CELLS)
             return cg__remove_small(g, walls, min);
         uint64_t n = cells / STRIPE_CELLS;
         if (n > MAX_STRIPES)
