@@ -763,6 +763,8 @@ CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int
             }
             r[j] = fill_runs(k[j], k[j] & (r[j - 1] | r[j]));
             found += (uint64_t)__builtin_popcountll(r[j]);
+            if (found >= size) /* whole: the rows below hold none of it */
+                break;
         }
         if (found >= size)
             break;
