@@ -1054,7 +1054,7 @@ static cg_status run_remove_walls(const cg__step *step, cg__run *run)
 static cg_status run_keep_largest(const cg__step *step, cg__run *run)
 {
     (void)step;
-    return out_of_memory(run, cg__keep_largest_floor(run->grid), "keep-largest");
+    return out_of_memory(run, cg__keep_largest_par(run->grid, run->par), "keep-largest");
 }
 
 const cg__step_def cg__step_remove_floor = {

@@ -56,11 +56,21 @@ typedef struct stripe {
     uint64_t kept;   /* bytes it keeps for the join */
     cg_status st;
     int any; /* a region flipped */
+    /* keep-largest only: the labelling and the edge roots' labels are kept;
+     * the largest region inside the stripe (ties: the first), the number
+     * of regions inside, and the inner root to keep (NONE: none). */
+    cg__labeller lb;
+    uint32_t *edge;
+    uint64_t isize, inner;
+    uint32_t ilabel, keep;
 } stripe;
+
+#define NONE UINT32_MAX
 
 typedef struct job {
     cg_grid *g;
     int walls;
+    int largest; /* keep-largest, not removal of the small ones */
     uint64_t min;
     stripe *s;
 } job;
@@ -91,12 +101,30 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The view of g holding stripe s's rows only. */
+static cg_grid stripe_view(const cg_grid *g, const stripe *s)
+{
+    cg_grid view = *g;
+    view.h = s->y1 - s->y0;
+    view.mem = g->mem + (size_t)s->y0 * g->stride;
+    return view;
+}
+
+/* The index of label l in the sorted list e of n labels (l is there). */
+static uint32_t index_of(const uint32_t *e, size_t n, uint32_t l)
+{
+    const uint32_t *p = bsearch(&l, e, n, sizeof *e, cmp_u32);
+    return (uint32_t)(p - e);
+}
+
 /* Stripe s's work once labelled: its edge labels become roots, and the
- * roots on an edge a sorted list; the small regions inside it are flipped
- * at once, in a view of its rows (they do not touch its edge rows, which
- * the join reads, and a flood cannot leave the view, so no other stripe's
- * rows are read or written); of its labelling only the edge roots are
- * kept - their sizes and first cells, indexed as top and bot now are. */
+ * roots on an edge a sorted list, whose sizes and first cells are kept,
+ * indexed as top and bot then are. Removal flips the small regions inside
+ * the stripe at once, in a view of its rows (they do not touch its edge
+ * rows, which the join reads, and a flood cannot leave the view, so no
+ * other stripe's rows are read or written), and keeps nothing else of the
+ * labelling; keep-largest keeps the labelling and finds the largest
+ * region inside. */
 static cg_status finish_stripe(const job *j, stripe *s, cg__labeller *lb)
 {
     uint32_t *parent = lb->parent;
@@ -115,10 +143,11 @@ static cg_status finish_stripe(const job *j, stripe *s, cg__labeller *lb)
     for (size_t k = 0; k < n; k++)
         if (u == 0 || e[k] != e[u - 1])
             e[u++] = e[k];
-    cg_grid view = *j->g;
-    view.h = s->y1 - s->y0;
-    view.mem = j->g->mem + (size_t)s->y0 * j->g->stride;
-    cg_status st = cg__flip_small_roots(&view, lb, j->min, e, u, &s->any);
+    cg_status st = CG_OK;
+    if (!j->largest) {
+        cg_grid view = stripe_view(j->g, s);
+        st = cg__flip_small_roots(&view, lb, j->min, e, u, &s->any);
+    }
     const size_t c = u ? u : 1;
     s->esize = cg__malloc(c * sizeof *s->esize);
     s->ex = cg__malloc(c * sizeof *s->ex);
@@ -132,22 +161,40 @@ static cg_status finish_stripe(const job *j, stripe *s, cg__labeller *lb)
             s->esize[k] = lb->size[e[k]];
             s->ex[k] = x;
             s->ey[k] = s->y0 + y;
-            parent[e[k]] = (uint32_t)k; /* (the roots' parents are not read again) */
         }
         for (size_t k = 0; k < s->ntop; k++)
-            s->top[k] = parent[s->top[k]];
+            s->top[k] = index_of(e, u, s->top[k]);
         for (size_t k = 0; k < s->nbot; k++)
-            s->bot[k] = parent[s->bot[k]];
+            s->bot[k] = index_of(e, u, s->bot[k]);
         s->nedge = u;
+    }
+    if (st == CG_OK && j->largest) {
+        /* The roots not on an edge, in label order: scan order. */
+        s->ilabel = s->keep = NONE;
+        size_t k = 0;
+        for (size_t l = 0; l < lb->n; l++) {
+            if (parent[l] != l)
+                continue;
+            while (k < u && e[k] < l)
+                k++;
+            if (k < u && e[k] == l)
+                continue;
+            s->inner++;
+            if (s->ilabel == NONE || lb->size[l] > s->isize) {
+                s->isize = lb->size[l];
+                s->ilabel = (uint32_t)l;
+            }
+        }
+        s->edge = e;
+        return CG_OK;
     }
     cg__free(e);
     return st;
 }
 
-/* Task i: labels stripe i, flips the small regions inside it, and keeps
- * what the join needs of the rest. The stripes' blocks are counted by a
- * budget of the task's own, whatever the thread, for the figure the run
- * admits after (remove_striped). */
+/* Task i: labels stripe i and finishes it (finish_stripe). The stripes'
+ * blocks are counted by a budget of the task's own, whatever the thread,
+ * for the figure the run admits after (run_stripes). */
 static void label_task(void *arg, size_t i)
 {
     const job *j = arg;
@@ -159,13 +206,57 @@ static void label_task(void *arg, size_t i)
     if (st == CG_OK) {
         if (s->st == CG_OK)
             st = finish_stripe(j, s, &lb);
-        cg__labeller_free(&lb);
+        if (st == CG_OK && s->st == CG_OK && j->largest)
+            s->lb = lb; /* kept */
+        else
+            cg__labeller_free(&lb);
     }
     if (s->st == CG_OK)
         s->st = st;
     s->peak = b.peak;
     s->kept = b.used;
     cg__budget_end(&b);
+}
+
+/* Task i of keep-largest: flips every region inside stripe i but the one
+ * to keep, in a view of its rows. */
+static void flip_task(void *arg, size_t i)
+{
+    const job *j = arg;
+    stripe *s = &j->s[i];
+    uint32_t *skip = cg__malloc((s->nedge + 1) * sizeof *skip);
+    if (!skip) {
+        s->st = CG_ENOMEM;
+        return;
+    }
+    size_t n = 0;
+    int put = s->keep == NONE; /* (an inner root: never on the edge list) */
+    for (size_t k = 0; k < s->nedge; k++) {
+        if (!put && s->keep < s->edge[k]) {
+            skip[n++] = s->keep;
+            put = 1;
+        }
+        skip[n++] = s->edge[k];
+    }
+    if (!put)
+        skip[n++] = s->keep;
+    cg_grid view = stripe_view(j->g, s);
+    s->st = cg__flip_small_roots(&view, &s->lb, UINT64_MAX, skip, n, &s->any);
+    cg__free(skip);
+}
+
+/* Runs task(j, i) for every stripe, through par when there is one, with
+ * the run's budget suspended. */
+static void run_tasks(const cg__par *par, size_t n, void (*task)(void *arg, size_t i), job *j)
+{
+    cg__budget *budget = cg__budget_suspend();
+    if (!par || !par->fn || n < 2) {
+        for (size_t i = 0; i < n; i++)
+            task(j, i);
+    } else {
+        par->fn(par->ctx, n, task, j);
+    }
+    cg__budget_resume(budget);
 }
 
 /* The cells of the kind in word i of row r (none past the map). */
@@ -195,81 +286,132 @@ static size_t row_runs(const cg_grid *g, uint32_t y, uint64_t flip, uint32_t *x0
     return n;
 }
 
-/* Joins the stripes and flips the regions on their edge rows that are
- * small (see the top). */
-static cg_status join_and_flip(cg_grid *g, int walls, uint64_t min, const stripe *s, size_t n,
-                               int *any)
+/* Joins the stripes (see the top): parent[] and size[] over the edge
+ * roots of all stripes, stripe i's edge root k having the global id
+ * base_i + k (so ids are in scan order of the parts' first cells); after
+ * it, the global roots (parent[id] == id) are the smallest id of each
+ * region, its first part, and size[] at them is the region's. */
+static cg_status join(const cg_grid *g, int walls, const stripe *s, size_t n, uint32_t *parent,
+                      uint64_t *size, uint32_t total)
 {
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += s[i].nedge;
-    if (total >= UINT32_MAX)
-        return CG_EOVERFLOW;
-    uint32_t *parent = cg__malloc((total ? total : 1) * sizeof *parent);
-    uint64_t *size = cg__malloc((total ? total : 1) * sizeof *size);
     const size_t rcap = (size_t)g->w / 2 + 2;
     uint32_t *runs = cg__malloc(4 * rcap * sizeof *runs);
-    cg_status st = parent && size && runs ? CG_OK : CG_ENOMEM;
-    if (st == CG_OK) {
-        /* Global ids: stripe i's edge root k is base_i + k, so ids are in
-         * scan order of the parts' first cells. */
-        uint32_t b = 0;
-        for (size_t i = 0; i < n; i++) {
-            for (size_t k = 0; k < s[i].nedge; k++) {
-                parent[b + k] = b + (uint32_t)k;
-                size[b + k] = s[i].esize[k];
-            }
-            if (walls && i > 0)
-                cg__uf_unite(parent, 0, b); /* its index 0 is the stripe's outside, label 0 */
-            b += (uint32_t)s[i].nedge;
+    if (!runs)
+        return CG_ENOMEM;
+    uint32_t b = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < s[i].nedge; k++) {
+            parent[b + k] = b + (uint32_t)k;
+            size[b + k] = s[i].esize[k];
         }
-        /* The overlapping runs of the rows either side of each boundary:
-         * the same runs, in the same order, as the labeller's. */
-        const uint64_t flip = walls ? 0 : ~UINT64_C(0);
-        uint32_t *ax0 = runs, *ax1 = runs + rcap, *bx0 = runs + 2 * rcap, *bx1 = runs + 3 * rcap;
-        uint32_t ba = 0;
-        for (size_t i = 1; i < n; i++) {
-            const uint32_t bb = ba + (uint32_t)s[i - 1].nedge;
-            const size_t na = row_runs(g, s[i - 1].y1 - 1, flip, ax0, ax1);
-            const size_t nb = row_runs(g, s[i].y0, flip, bx0, bx1);
-            const uint32_t *la = s[i - 1].bot, *lbl = s[i].top;
-            size_t p = 0, q = 0;
-            while (p < na && q < nb) {
-                if (ax0[p] < bx1[q] && bx0[q] < ax1[p])
-                    cg__uf_unite(parent, ba + la[p], bb + lbl[q]);
-                if (ax1[p] < bx1[q])
-                    p++;
-                else
-                    q++;
-            }
-            ba = bb;
+        if (walls && i > 0)
+            cg__uf_unite(parent, 0, b); /* its index 0 is the stripe's outside, label 0 */
+        b += (uint32_t)s[i].nedge;
+    }
+    /* The overlapping runs of the rows either side of each boundary: the
+     * same runs, in the same order, as the labeller's. */
+    const uint64_t flip = walls ? 0 : ~UINT64_C(0);
+    uint32_t *ax0 = runs, *ax1 = runs + rcap, *bx0 = runs + 2 * rcap, *bx1 = runs + 3 * rcap;
+    uint32_t ba = 0;
+    for (size_t i = 1; i < n; i++) {
+        const uint32_t bb = ba + (uint32_t)s[i - 1].nedge;
+        const size_t na = row_runs(g, s[i - 1].y1 - 1, flip, ax0, ax1);
+        const size_t nb = row_runs(g, s[i].y0, flip, bx0, bx1);
+        const uint32_t *la = s[i - 1].bot, *lbl = s[i].top;
+        size_t p = 0, q = 0;
+        while (p < na && q < nb) {
+            if (ax0[p] < bx1[q] && bx0[q] < ax1[p])
+                cg__uf_unite(parent, ba + la[p], bb + lbl[q]);
+            if (ax1[p] < bx1[q])
+                p++;
+            else
+                q++;
         }
-        /* Sizes at the roots; then every small root is flipped from its
-         * first part's first cell. */
-        for (uint32_t k = 0; k < total; k++) {
-            const uint32_t r = cg__uf_find(parent, k);
-            if (r != k)
-                size[r] += size[k];
-        }
+        ba = bb;
+    }
+    for (uint32_t k = 0; k < total; k++) {
+        const uint32_t r = cg__uf_find(parent, k);
+        if (r != k)
+            size[r] += size[k];
+    }
+    cg__free(runs);
+    return CG_OK;
+}
+
+/* After the join: removal flips the small regions on the stripes' edge
+ * rows, one at a time from their first cells (those inside went with
+ * their stripes). keep-largest finds the largest region - among the
+ * stripes' inner largest and the joined ones, ties to the first in scan
+ * order, i.e. the smallest (stripe, label) - then every stripe flips the
+ * regions inside it but that one, at once, and the regions on the edges
+ * but that one are flipped here. */
+static cg_status flip_after(job *j, const cg__par *par, size_t n, const uint32_t *parent,
+                            const uint64_t *size, int *any)
+{
+    stripe *s = j->s;
+    cg_status st = CG_OK;
+    uint32_t best = NONE, best_stripe = 0; /* an edge id, or NONE: the inner one of best_stripe */
+    uint64_t best_size = 0, regions = 0;
+    if (j->largest) {
+        int found = 0;
         uint32_t id = 0;
-        for (size_t i = 0; i < n && st == CG_OK; i++) {
-            for (size_t k = 0; k < s[i].nedge && st == CG_OK; k++, id++) {
-                if (parent[id] != id || size[id] >= min || (walls && id == 0))
+        for (size_t i = 0; i < n; i++) {
+            regions += s[i].inner;
+            /* Candidates in label order within the stripe: a larger size
+             * wins, a tie goes to the first. */
+            int inner_done = s[i].ilabel == NONE;
+            for (size_t k = 0; k <= s[i].nedge; k++) {
+                if (!inner_done && (k == s[i].nedge || s[i].ilabel < s[i].edge[k])) {
+                    inner_done = 1;
+                    if (!found || s[i].isize > best_size) {
+                        found = 1;
+                        best = NONE, best_stripe = (uint32_t)i;
+                        best_size = s[i].isize;
+                    }
+                }
+                if (k == s[i].nedge)
+                    break;
+                const uint32_t e = id + (uint32_t)k;
+                if (parent[e] != e)
                     continue;
-                st = cg__flip_region_at(g, s[i].ex[k], s[i].ey[k], size[id], walls);
-                *any = 1;
+                regions++;
+                if (!found || size[e] > best_size) {
+                    found = 1;
+                    best = e, best_stripe = (uint32_t)i;
+                    best_size = size[e];
+                }
             }
+            id += (uint32_t)s[i].nedge;
+        }
+        if (regions < 2)
+            return CG_OK;
+        if (best == NONE)
+            s[best_stripe].keep = s[best_stripe].ilabel;
+        run_tasks(par, n, flip_task, j);
+        for (size_t i = 0; i < n; i++) {
+            if (s[i].st != CG_OK && st == CG_OK)
+                st = s[i].st;
+            *any |= s[i].any;
         }
     }
-    cg__free(parent);
-    cg__free(size);
-    cg__free(runs);
+    uint32_t id = 0;
+    for (size_t i = 0; i < n && st == CG_OK; i++) {
+        for (size_t k = 0; k < s[i].nedge && st == CG_OK; k++, id++) {
+            if (parent[id] != id || id == best)
+                continue;
+            if (!j->largest && (size[id] >= j->min || (j->walls && id == 0)))
+                continue;
+            st = cg__flip_region_at(j->g, s[i].ex[k], s[i].ey[k], size[id], j->walls);
+            *any = 1;
+        }
+    }
     return st;
 }
 
-static cg_status remove_striped(cg_grid *g, int walls, uint64_t min, const cg__par *par,
-                                uint32_t rows)
+/* The striped removal or keep-largest of j, in stripes of rows. */
+static cg_status run_stripes(job *j, const cg__par *par, uint32_t rows)
 {
+    cg_grid *g = j->g;
     const size_t n = ((size_t)g->h + rows - 1) / rows;
     stripe *s = cg__calloc(n, sizeof *s);
     if (!s)
@@ -278,31 +420,28 @@ static cg_status remove_striped(cg_grid *g, int walls, uint64_t min, const cg__p
         s[i].y0 = (uint32_t)(i * rows);
         s[i].y1 = i + 1 == n ? g->h : (uint32_t)((i + 1) * rows);
     }
-    job j = {g, walls, min, s};
+    j->s = s;
     /* The stripes' blocks count against no budget of the run, on this
      * thread or others; what the run admits instead is what one thread
      * doing the stripes in order would hold at most - what every stripe
-     * keeps for the join, and the most any stripe held at once - so
-     * --max-memory refuses the same maps whatever the threads. */
-    cg__budget *budget = cg__budget_suspend();
-    if (!par || !par->fn || n < 2) {
-        for (size_t i = 0; i < n; i++)
-            label_task(&j, i);
-    } else {
-        par->fn(par->ctx, n, label_task, &j);
-    }
-    cg__budget_resume(budget);
+     * keeps for the join, and the most any stripe held at once beyond it -
+     * so --max-memory refuses the same maps whatever the threads. */
+    run_tasks(par, n, label_task, j);
     cg_status st = CG_OK;
     uint64_t held = 0, most = 0, id = 0;
+    size_t total = 0;
     int any = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i].st != CG_OK && st == CG_OK)
             st = s[i].st;
         held += s[i].kept;
         most = s[i].peak - s[i].kept > most ? s[i].peak - s[i].kept : most;
+        total += s[i].nedge;
         any |= s[i].any;
     }
     held += most;
+    if (st == CG_OK && total >= UINT32_MAX)
+        st = CG_EOVERFLOW;
     int admitted = 0;
     if (st == CG_OK) {
         if (held > SIZE_MAX || !cg__mem_admit((size_t)held, &id))
@@ -310,8 +449,17 @@ static cg_status remove_striped(cg_grid *g, int walls, uint64_t min, const cg__p
         else
             admitted = 1;
     }
+    uint32_t *parent = NULL;
+    uint64_t *size = NULL;
+    if (st == CG_OK) {
+        parent = cg__malloc((total ? total : 1) * sizeof *parent);
+        size = cg__malloc((total ? total : 1) * sizeof *size);
+        st = parent && size ? join(g, j->walls, s, n, parent, size, (uint32_t)total) : CG_ENOMEM;
+    }
     if (st == CG_OK)
-        st = join_and_flip(g, walls, min, s, n, &any);
+        st = flip_after(j, par, n, parent, size, &any);
+    cg__free(parent);
+    cg__free(size);
     if (admitted)
         cg__mem_release((size_t)held, id);
     for (size_t i = 0; i < n; i++) {
@@ -320,26 +468,45 @@ static cg_status remove_striped(cg_grid *g, int walls, uint64_t min, const cg__p
         cg__free(s[i].esize);
         cg__free(s[i].ex);
         cg__free(s[i].ey);
+        cg__free(s[i].edge);
+        cg__labeller_free(&s[i].lb);
     }
     cg__free(s);
-    if (any && !walls)
+    if (any && !j->walls)
         cg__grid_prune_marks(g);
     return st;
 }
 
+/* The stripes' height for g, or 0 for the serial labeller: maps of
+ * STRIPED_CELLS and more, threads or not (the stripes are fixed by the
+ * map's size, and so is the memory a run admits). */
+static uint32_t stripe_rows(const cg_grid *g)
+{
+    if (forced_rows)
+        return forced_rows;
+    const uint64_t cells = (uint64_t)g->w * g->h;
+    if (cells < STRIPED_CELLS)
+        return 0;
+    uint64_t n = cells / STRIPE_CELLS;
+    if (n > MAX_STRIPES)
+        n = MAX_STRIPES;
+    return (uint32_t)((g->h + n - 1) / n);
+}
+
 cg_status cg__remove_small_par(cg_grid *g, int walls, uint64_t min, const cg__par *par)
 {
-    if (min <= 1 || g->h == 0)
+    const uint32_t rows = min <= 1 || g->h == 0 ? 0 : stripe_rows(g);
+    if (!rows)
         return cg__remove_small(g, walls, min);
-    uint32_t rows = forced_rows;
-    if (!rows) {
-        const uint64_t cells = (uint64_t)g->w * g->h;
-        if (cells < STRIPED_CELLS)
-            return cg__remove_small(g, walls, min);
-        uint64_t n = cells / STRIPE_CELLS;
-        if (n > MAX_STRIPES)
-            n = MAX_STRIPES;
-        rows = (uint32_t)((g->h + n - 1) / n);
-    }
-    return remove_striped(g, walls, min, par, rows);
+    job j = {g, walls, 0, min, NULL};
+    return run_stripes(&j, par, rows);
+}
+
+cg_status cg__keep_largest_par(cg_grid *g, const cg__par *par)
+{
+    const uint32_t rows = g->h == 0 ? 0 : stripe_rows(g);
+    if (!rows)
+        return cg__keep_largest_floor(g);
+    job j = {g, 0, 1, 0, NULL};
+    return run_stripes(&j, par, rows);
 }
