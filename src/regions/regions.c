@@ -445,13 +445,19 @@ CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, uint32_t y0,
                 if (lb->parent[pairs[2 * k]] != lb->parent[pairs[2 * k + 1]])
                     cg__uf_unite(lb->parent, pairs[2 * k], pairs[2 * k + 1]);
         }
+        /* (In locals: a store to size[] could otherwise alias lb->n and
+         * the row's pointers, and reload them every run.) */
+        const uint32_t *x0 = cur->x0, *x1 = cur->x1;
+        uint64_t *size = lb->size;
         for (size_t j = 0; j < n; j++) {
-            if (lab[j] == NONE) {
-                if ((st = labels_push(lb, cur->x0[j])) != CG_OK)
+            uint32_t l = lab[j];
+            if (l == NONE) {
+                if ((st = labels_push(lb, x0[j])) != CG_OK)
                     return st;
-                lab[j] = (uint32_t)(lb->n - 1);
+                size = lb->size;
+                lab[j] = l = (uint32_t)(lb->n - 1);
             }
-            lb->size[lab[j]] += cur->x1[j] - cur->x0[j];
+            size[l] += x1[j] - x0[j];
         }
         if (walls && n) {
             if (y == 0 || y + 1 == h) {
