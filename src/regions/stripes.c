@@ -117,6 +117,54 @@ static uint32_t index_of(const uint32_t *e, size_t n, uint32_t l)
     return (uint32_t)(p - e);
 }
 
+/* keep-largest: keeps only the roots of a stripe's labelling, renumbered
+ * 0, 1, ... in the same order (so still in scan order of their first
+ * cells), in blocks of their size: the stripes wait for the largest region
+ * to be known holding fewer labels than one labelling of the whole map
+ * would. A root's parent[] first becomes its new number, through which the
+ * edge list and the inner largest are renumbered; row_first becomes the
+ * roots made before each row. */
+static cg_status keep_roots(stripe *s, cg__labeller *lb)
+{
+    uint32_t *parent = lb->parent, *rf = lb->row_first;
+    uint32_t y = 0, cnt = 0;
+    for (size_t l = 0; l < lb->n; l++) {
+        while (y < lb->rows && rf[y] == l)
+            rf[y++] = cnt;
+        if (parent[l] != l)
+            continue;
+        lb->first_x[cnt] = lb->first_x[l];
+        lb->size[cnt] = lb->size[l];
+        parent[l] = cnt++;
+    }
+    while (y < lb->rows)
+        rf[y++] = cnt;
+    for (size_t k = 0; k < s->nedge; k++)
+        s->edge[k] = parent[s->edge[k]];
+    if (s->ilabel != NONE)
+        s->ilabel = parent[s->ilabel];
+    for (uint32_t k = 0; k < cnt; k++)
+        parent[k] = k;
+    lb->n = cnt;
+    /* Smaller blocks (a failure here is one like any other: the library
+     * fails every run whose allocation fails, never only sometimes). */
+    const size_t c = cnt ? cnt : 1;
+    uint32_t *p = cg__realloc(lb->parent, c * sizeof *p);
+    if (!p)
+        return CG_ENOMEM;
+    lb->parent = p;
+    uint64_t *z = cg__realloc(lb->size, c * sizeof *z);
+    if (!z)
+        return CG_ENOMEM;
+    lb->size = z;
+    uint32_t *fx = cg__realloc(lb->first_x, c * sizeof *fx);
+    if (!fx)
+        return CG_ENOMEM;
+    lb->first_x = fx;
+    lb->cap = cnt;
+    return CG_OK;
+}
+
 /* Stripe s's work once labelled: its edge labels become roots, and the
  * roots on an edge a sorted list, whose sizes and first cells are kept,
  * indexed as top and bot then are. Removal flips the small regions inside
@@ -186,7 +234,7 @@ static cg_status finish_stripe(const job *j, stripe *s, cg__labeller *lb)
             }
         }
         s->edge = e;
-        return CG_OK;
+        return keep_roots(s, lb);
     }
     cg__free(e);
     return st;
