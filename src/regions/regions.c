@@ -983,16 +983,31 @@ cg_status cg__flip_small_roots(cg_grid *g, const cg__labeller *lb, uint64_t min,
     const int fast = cg__regions_popcnt();
     uint32_t y = 0;
     size_t k = 0;
-    for (size_t l = 0; l < lb->n && st == CG_OK; l++) {
-        if (lb->parent[l] != l)
-            continue;
-        while (k < nskip && skip[k] < l)
-            k++;
-        if ((k < nskip && skip[k] == l) || keep_min_size(lb, (uint32_t)l, min))
-            continue;
-        y = label_row(lb, (uint32_t)l, y);
-        st = flip_region(g, lb->first_x[l], y, lb->size[l], lb->walls, &stack, fast);
-        *any = 1;
+    /* The small roots are gathered a block of labels at a time without a
+     * branch per label (whether a label is a root is a coin toss where
+     * specks abound), then flipped unless listed in skip. */
+    enum { BLOCK = 1024 };
+    uint32_t cand[BLOCK];
+    const uint32_t *parent = lb->parent;
+    const uint64_t *size = lb->size;
+    const uint32_t outside = lb->walls ? 0 : NONE; /* with walls, label 0 stays */
+    for (size_t b = 0; b < lb->n && st == CG_OK; b += BLOCK) {
+        const size_t end = lb->n - b < BLOCK ? lb->n : b + BLOCK;
+        size_t nc = 0;
+        for (size_t l = b; l < end; l++) {
+            cand[nc] = (uint32_t)l;
+            nc += (size_t)((parent[l] == l) & (size[l] < min) & ((uint32_t)l != outside));
+        }
+        for (size_t c = 0; c < nc && st == CG_OK; c++) {
+            const uint32_t l = cand[c];
+            while (k < nskip && skip[k] < l)
+                k++;
+            if (k < nskip && skip[k] == l)
+                continue;
+            y = label_row(lb, l, y);
+            st = flip_region(g, lb->first_x[l], y, size[l], lb->walls, &stack, fast);
+            *any = 1;
+        }
     }
     cg__free(stack.v);
     return st;
