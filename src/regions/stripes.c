@@ -73,6 +73,7 @@ typedef struct job {
     int largest; /* keep-largest, not removal of the small ones */
     uint64_t min;
     stripe *s;
+    int live; /* the stripes are labelled in order on this thread, counted by the run */
 } job;
 
 /* Keeps the labels of the stripe's first and last rows. */
@@ -240,15 +241,17 @@ static cg_status finish_stripe(const job *j, stripe *s, cg__labeller *lb)
     return st;
 }
 
-/* Task i: labels stripe i and finishes it (finish_stripe). The stripes'
- * blocks are counted by a budget of the task's own, whatever the thread,
- * for the figure the run admits after (run_stripes). */
+/* Task i: labels stripe i and finishes it (finish_stripe). Through a
+ * parallel loop, the stripe's blocks are counted by a budget of the task's
+ * own, whatever the thread, for the figure the run admits after
+ * (run_stripes). */
 static void label_task(void *arg, size_t i)
 {
     const job *j = arg;
     stripe *s = &j->s[i];
     cg__budget b;
-    cg__budget_begin(&b, 0);
+    if (!j->live)
+        cg__budget_begin(&b, 0);
     cg__labeller lb;
     cg_status st = cg__label_rows(&lb, j->g, j->walls, s->y0, s->y1, keep_edges, s);
     if (st == CG_OK) {
@@ -261,9 +264,11 @@ static void label_task(void *arg, size_t i)
     }
     if (s->st == CG_OK)
         s->st = st;
-    s->peak = b.peak;
-    s->kept = b.used;
-    cg__budget_end(&b);
+    if (!j->live) {
+        s->peak = b.peak;
+        s->kept = b.used;
+        cg__budget_end(&b);
+    }
 }
 
 /* Task i of keep-largest: flips every region inside stripe i but the one
@@ -294,7 +299,8 @@ static void flip_task(void *arg, size_t i)
 }
 
 /* Runs task(j, i) for every stripe, through par when there is one, with
- * the run's budget suspended. */
+ * the run's budget suspended (keep-largest's flips: a few blocks each,
+ * freed before they return). */
 static void run_tasks(const cg__par *par, size_t n, void (*task)(void *arg, size_t i), job *j)
 {
     cg__budget *budget = cg__budget_suspend();
@@ -469,12 +475,25 @@ static cg_status run_stripes(job *j, const cg__par *par, uint32_t rows)
         s[i].y1 = i + 1 == n ? g->h : (uint32_t)((i + 1) * rows);
     }
     j->s = s;
-    /* The stripes' blocks count against no budget of the run, on this
-     * thread or others; what the run admits instead is what one thread
-     * doing the stripes in order would hold at most - what every stripe
-     * keeps for the join, and the most any stripe held at once beyond it -
-     * so --max-memory refuses the same maps whatever the threads. */
-    run_tasks(par, n, label_task, j);
+    /* Without a loop the stripes are labelled in order and their blocks
+     * counted by the run as they are made (refused where they would pass
+     * its limit). Through a loop they count against no budget of the run;
+     * the run then admits, at once, what the stripes in order would have
+     * made it hold at most - the blocks every stripe before kept, and the
+     * most a stripe held at once - and keeps admitted what they all keep:
+     * the same peak and the same refusals whatever the threads. */
+    j->live = !par || !par->fn || n < 2;
+    if (j->live) {
+        for (size_t i = 0; i < n; i++) {
+            label_task(j, i);
+            if (s[i].st != CG_OK)
+                break;
+        }
+    } else {
+        cg__budget *budget = cg__budget_suspend();
+        par->fn(par->ctx, n, label_task, j);
+        cg__budget_resume(budget);
+    }
     cg_status st = CG_OK;
     uint64_t held = 0, most = 0, id = 0;
     size_t total = 0;
@@ -482,20 +501,21 @@ static cg_status run_stripes(job *j, const cg__par *par, uint32_t rows)
     for (size_t i = 0; i < n; i++) {
         if (s[i].st != CG_OK && st == CG_OK)
             st = s[i].st;
+        most = held + s[i].peak > most ? held + s[i].peak : most;
         held += s[i].kept;
-        most = s[i].peak - s[i].kept > most ? s[i].peak - s[i].kept : most;
         total += s[i].nedge;
         any |= s[i].any;
     }
-    held += most;
     if (st == CG_OK && total >= UINT32_MAX)
         st = CG_EOVERFLOW;
     int admitted = 0;
-    if (st == CG_OK) {
-        if (held > SIZE_MAX || !cg__mem_admit((size_t)held, &id))
+    if (st == CG_OK && !j->live) {
+        if (most > SIZE_MAX || !cg__mem_admit((size_t)most, &id)) {
             st = CG_ENOMEM;
-        else
+        } else {
+            cg__mem_release((size_t)(most - held), id);
             admitted = 1;
+        }
     }
     uint32_t *parent = NULL;
     uint64_t *size = NULL;
@@ -546,7 +566,7 @@ cg_status cg__remove_small_par(cg_grid *g, int walls, uint64_t min, const cg__pa
     const uint32_t rows = min <= 1 || g->h == 0 ? 0 : stripe_rows(g);
     if (!rows)
         return cg__remove_small(g, walls, min);
-    job j = {g, walls, 0, min, NULL};
+    job j = {g, walls, 0, min, NULL, 0};
     return run_stripes(&j, par, rows);
 }
 
@@ -555,6 +575,6 @@ cg_status cg__keep_largest_par(cg_grid *g, const cg__par *par)
     const uint32_t rows = g->h == 0 ? 0 : stripe_rows(g);
     if (!rows)
         return cg__keep_largest_floor(g);
-    job j = {g, 0, 1, 0, NULL};
+    job j = {g, 0, 1, 0, NULL, 0};
     return run_stripes(&j, par, rows);
 }
