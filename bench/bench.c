@@ -17,6 +17,8 @@
  * Python peers (scipy), so they time the very same cells. */
 #define _POSIX_C_SOURCE 200809L
 #include <png.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,13 +307,81 @@ static void time_libpng_default(const char *name, const cg_grid *map)
     free(row);
 }
 
+/* ------------------------------------------------------------ two threads */
+
+/* A cg_parallel_fn on two threads, as the CLI's -j 2 runs one: this thread
+ * and one worker, started once, claim the indices from one counter. */
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t wake, done;
+    void (*task)(void *arg, size_t i);
+    void *arg;
+    size_t n;
+    atomic_size_t next;
+    unsigned long round, finished;
+    int started;
+} pool2 = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .done = PTHREAD_COND_INITIALIZER};
+
+static void pool2_claim(void (*task)(void *, size_t), void *arg, size_t n)
+{
+    for (size_t i; (i = atomic_fetch_add(&pool2.next, 1)) < n;)
+        task(arg, i);
+}
+
+static void *pool2_worker(void *unused)
+{
+    (void)unused;
+    unsigned long seen = 0;
+    pthread_mutex_lock(&pool2.lock);
+    for (;;) {
+        while (pool2.round == seen)
+            pthread_cond_wait(&pool2.wake, &pool2.lock);
+        seen = pool2.round;
+        void (*task)(void *, size_t) = pool2.task;
+        void *arg = pool2.arg;
+        size_t n = pool2.n;
+        pthread_mutex_unlock(&pool2.lock);
+        pool2_claim(task, arg, n);
+        pthread_mutex_lock(&pool2.lock);
+        pool2.finished = seen;
+        pthread_cond_signal(&pool2.done);
+    }
+    return NULL;
+}
+
+static void pool2_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg)
+{
+    (void)ctx;
+    pthread_mutex_lock(&pool2.lock);
+    if (!pool2.started) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, pool2_worker, NULL) != 0)
+            die("cannot start a thread", NULL);
+        pthread_detach(t);
+        pool2.started = 1;
+    }
+    pool2.task = task;
+    pool2.arg = arg;
+    pool2.n = n;
+    atomic_store(&pool2.next, 0);
+    const unsigned long round = ++pool2.round;
+    pthread_cond_signal(&pool2.wake);
+    pthread_mutex_unlock(&pool2.lock);
+    pool2_claim(task, arg, n);
+    pthread_mutex_lock(&pool2.lock);
+    while (pool2.finished != round)
+        pthread_cond_wait(&pool2.done, &pool2.lock);
+    pthread_mutex_unlock(&pool2.lock);
+}
+
 /* ------------------------------------------------------------ steps */
 
 /* A step through the public pipeline on a copy of map (cg_pipeline_run
  * copies its input and allocates a second buffer: "pipeline_overhead" times
  * that alone). Steps other engineers are still writing may not parse yet:
- * then the case prints "nyi". */
-static void time_step(const char *name, const char *text, const cg_grid *map, int runs)
+ * then the case prints "nyi". par: the run's parallel loop, or NULL. */
+static void time_step_par(const char *name, const char *text, const cg_grid *map, int runs,
+                          cg_parallel_fn par)
 {
     if (!wanted(name))
         return;
@@ -323,7 +393,7 @@ static void time_step(const char *name, const char *text, const cg_grid *map, in
     }
     double t[16];
     runs = runs > 16 ? 16 : runs;
-    cg_run_options o = {.seed = 1, .input = map};
+    cg_run_options o = {.seed = 1, .input = map, .parallel = par};
     for (int r = 0; r < runs; r++) {
         cg_grid *out = NULL;
         double t0 = now();
@@ -339,6 +409,11 @@ static void time_step(const char *name, const char *text, const cg_grid *map, in
     cg_pipeline_free(p);
     report(name, median(t, runs), (double)cg_grid_width(map) * cg_grid_height(map), "cells",
            text);
+}
+
+static void time_step(const char *name, const char *text, const cg_grid *map, int runs)
+{
+    time_step_par(name, text, map, runs, NULL);
 }
 
 /* The floor cell nearest the centre, for reach. */
@@ -565,6 +640,10 @@ int main(int argc, char **argv)
     time_step("remove_floor_4096", "remove-floor min=50", cave, reps);
     time_step("remove_walls_4096", "remove-walls min=50", cave, reps);
     time_step("keep_largest_4096", "keep-largest", cave, reps);
+    /* The same on two threads (the CLI's -j 2). */
+    time_step_par("remove_floor_4096_j2", "remove-floor min=50", cave, reps, pool2_for);
+    time_step_par("remove_walls_4096_j2", "remove-walls min=50", cave, reps, pool2_for);
+    time_step_par("keep_largest_4096_j2", "keep-largest", cave, reps, pool2_for);
     time_step("connect_4096", "connect", cave, slow);
     time_step("reach_full_4096", reach_full, cave, slow);
     time_step("reach_small_4096", reach_small, cave, reps);

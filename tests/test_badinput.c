@@ -210,10 +210,11 @@ static void absurd_sizes_fail_at_once(void **state)
         {(char *)CAVEGEN_EXE, "--size", "1048576x600000", "--step", "fill 50", "--step",
          "smooth 100000", "-s", "1", NULL},
         {(char *)CAVEGEN_EXE, "--max-memory", "64M", "--size", "100000x100000", "-s", "1", NULL},
-        /* Labels of a broken-up 10000x10000 map need some 400 MiB: refused
-         * at the step, which the estimate before the run cannot foresee. */
+        /* The region roots of a broken-up 10000x10000 map need some 85
+         * MiB: refused at the step, which the estimate before the run
+         * cannot foresee. */
         {(char *)CAVEGEN_EXE, "--max-memory", "64M", "--size", "10000x10000", "--fill", "45",
-         "--step", "remove-walls min=10", "-s", "1", NULL},
+         "--step", "keep-largest", "-s", "1", NULL},
     };
     char before[4096], why[2048];
     tu_list_dir(tu_workdir, NULL, before, sizeof before);

@@ -1,7 +1,7 @@
-/* test_stripes.c - `remove-floor min=N` and `remove-walls min=N` labelled in
- * stripes of rows (regions/stripes.c), the way a big map runs them, against
- * the serial labeller (cg__remove_small) and the flood-fill oracle
- * (region_oracle.h): the same cells, padding and markers for every size,
+/* test_stripes.c - `remove-floor min=N`, `remove-walls min=N` and
+ * `keep-largest` labelled in stripes of rows (regions/stripes.c), the way a
+ * big map runs them, against the serial labeller (cg__remove_small,
+ * cg__keep_largest_floor) and the flood-fill oracle (region_oracle.h): the same cells, padding and markers for every size,
  * map, threshold, stripe height (forced down to 1 row, so that small maps
  * have many boundaries) and parallel loop (none, out of order, threads). */
 #include <stdarg.h>
@@ -45,17 +45,24 @@ static cg_grid *run(const char *text, const cg_grid *input, cg_parallel_fn par)
 static const uint32_t stripe_heights[] = {1, 2, 3, 7};
 static const cg_parallel_fn loops[] = {NULL, tu_shuffled_for, tu_threads_for};
 
-/* The step on the map: serially (no stripes, no loop) it equals the oracle;
+/* The step on the map (min < 0: keep-largest): serially (no stripes, no
+ * loop) it equals the oracle;
  * in stripes of every height, with every loop, it equals the serial map
  * word for word. */
 static void check(const uint8_t *cells, int w, int h, int walls, int64_t min, const char *what)
 {
     char text[64];
-    snprintf(text, sizeof text, "%s min=%lld", walls ? "remove-walls" : "remove-floor",
-             (long long)min);
+    if (min < 0)
+        snprintf(text, sizeof text, "keep-largest");
+    else
+        snprintf(text, sizeof text, "%s min=%lld", walls ? "remove-walls" : "remove-floor",
+                 (long long)min);
     uint8_t *want = tu_alloc_cells(w, h);
     memcpy(want, cells, (size_t)w * (size_t)h);
-    (walls ? ro_remove_walls : ro_remove_floor)(want, w, h, min);
+    if (min < 0)
+        ro_keep_largest(want, w, h);
+    else
+        (walls ? ro_remove_walls : ro_remove_floor)(want, w, h, min);
     cg_grid *in = tu_grid_from_cells(cells, w, h);
     cg__regions_set_stripe_rows(0);
     cg_grid *serial = run(text, in, NULL);
@@ -91,6 +98,7 @@ static void check_all(const uint8_t *cells, int w, int h, const char *what)
     for (int walls = 0; walls < 2; walls++)
         for (size_t t = 0; t < NTHRESHOLDS; t++)
             check(cells, w, h, walls, thresholds[t], what);
+    check(cells, w, h, 0, -1, what); /* keep-largest */
 }
 
 static const int sizes[][2] = {
@@ -182,43 +190,69 @@ static void striped_removal_matches_serial_on_patterns(void **state)
     }
 }
 
-/* A floor region removed in stripes loses its markers as serially. */
+/* A floor region removed in stripes (by remove-floor or keep-largest)
+ * loses its markers as serially. */
 static void striped_removal_drops_markers_as_serial(void **state)
 {
     (void)state;
-    static const char *const text = "fill 45\n"
-                                    "generations 4 r1=5 r2=-1\n"
-                                    "entrance\nexit\npoi count=30\n"
-                                    "remove-floor min=1000000000\n";
-    cg_pipeline *p = tu_pipeline(text);
-    cg_grid *want = NULL;
-    for (size_t s = 0; s <= sizeof stripe_heights / sizeof stripe_heights[0]; s++) {
-        cg__regions_set_stripe_rows(s ? stripe_heights[s - 1] : 0);
-        for (size_t k = 0; k < sizeof loops / sizeof loops[0]; k++) {
-            cg_run_options o = {.seed = 7, .width = 150, .height = 90, .parallel = loops[k]};
-            cg_grid *g = NULL;
-            cg_diag diag = {0};
-            assert_int_equal(cg_pipeline_run(p, &o, &g, NULL, &diag), CG_OK);
-            if (!want)
-                want = g;
-            else {
-                assert_true(same_words(want, g));
-                cg_grid_free(g);
+    static const char *const texts[] = {"fill 45\n"
+                                        "generations 4 r1=5 r2=-1\n"
+                                        "entrance\nexit\npoi count=30\n"
+                                        "remove-floor min=1000000000\n",
+                                        "fill 45\n"
+                                        "generations 4 r1=5 r2=-1\n"
+                                        "entrance\nexit\npoi count=30\n"
+                                        "keep-largest\n"};
+    for (size_t t = 0; t < 2; t++) {
+        cg_pipeline *p = tu_pipeline(texts[t]);
+        cg_grid *want = NULL;
+        for (size_t s = 0; s <= sizeof stripe_heights / sizeof stripe_heights[0]; s++) {
+            cg__regions_set_stripe_rows(s ? stripe_heights[s - 1] : 0);
+            for (size_t k = 0; k < sizeof loops / sizeof loops[0]; k++) {
+                cg_run_options o = {.seed = 7, .width = 150, .height = 90, .parallel = loops[k]};
+                cg_grid *g = NULL;
+                cg_diag diag = {0};
+                assert_int_equal(cg_pipeline_run(p, &o, &g, NULL, &diag), CG_OK);
+                if (!want)
+                    want = g;
+                else {
+                    assert_true(same_words(want, g));
+                    cg_grid_free(g);
+                }
             }
         }
+        cg__regions_set_stripe_rows(0);
+        cg_grid_free(want);
+        cg_pipeline_free(p);
     }
-    cg__regions_set_stripe_rows(0);
-    cg_grid_free(want);
-    cg_pipeline_free(p);
 }
 
-/* A map big enough for the stripes without the hook (2^24 cells): with a
- * loop it is cut by its size alone, and equals the serial map; under a
- * memory limit, the stripes never fit where the serial path does not. */
-static void a_big_map_goes_in_stripes_with_a_loop_only(void **state)
+/* A map big enough for the stripes without the hook (2^24 cells): it is
+ * cut by its size alone, with or without a loop, and equals the serial
+ * labeller's map (cg__remove_small) for every loop; under a memory limit,
+ * every loop fits or fails alike. */
+static void a_big_map_goes_in_stripes_with_or_without_a_loop(void **state)
 {
     (void)state;
     cg__regions_set_stripe_rows(0); /* (a failed test before may have left it set) */
+    cg_pipeline *pre_p = tu_pipeline("fill 45\ngenerations 3 r1=5 r2=-1\n");
+    cg_run_options po = {.seed = 3, .width = 4096, .height = 4096};
+    cg_grid *pre = NULL;
+    cg_diag pdiag = {0};
+    assert_int_equal(cg_pipeline_run(pre_p, &po, &pre, NULL, &pdiag), CG_OK);
+    cg_pipeline_free(pre_p);
+    for (size_t k = 0; k < sizeof loops / sizeof loops[0]; k++) {
+        cg_grid *got =
+            run("remove-floor min=50\nremove-walls min=50\nkeep-largest\n", pre, loops[k]);
+        if (k == 0) {
+            assert_int_equal(cg__remove_small(pre, 0, 50), CG_OK);
+            assert_int_equal(cg__remove_small(pre, 1, 50), CG_OK);
+            assert_int_equal(cg__keep_largest_floor(pre), CG_OK);
+        }
+        assert_true(same_words(pre, got));
+        cg_grid_free(got);
+    }
+    cg_grid_free(pre);
     static const char *const text = "fill 45\n"
                                     "generations 3 r1=5 r2=-1\n"
                                     "remove-floor min=50\n"
@@ -226,7 +260,8 @@ static void a_big_map_goes_in_stripes_with_a_loop_only(void **state)
                                     "fill 58\n"
                                     "generations 2 r1=5 r2=-1\n"
                                     "remove-floor min=400\n"
-                                    "remove-walls min=400\n";
+                                    "remove-walls min=400\n"
+                                    "keep-largest\n";
     cg_pipeline *p = tu_pipeline(text);
     cg_grid *want = NULL;
     uint64_t peak = 0;
@@ -241,6 +276,7 @@ static void a_big_map_goes_in_stripes_with_a_loop_only(void **state)
             peak = stats.peak_memory;
         } else {
             assert_true(same_words(want, g));
+            assert_int_equal(stats.peak_memory, peak);
             cg_grid_free(g);
         }
     }
@@ -254,8 +290,8 @@ static void a_big_map_goes_in_stripes_with_a_loop_only(void **state)
         o.parallel = tu_threads_for;
         const cg_status striped = cg_pipeline_run(p, &o, &g, NULL, &diag);
         cg_grid_free(g);
-        if (serial != CG_OK)
-            assert_int_not_equal(striped, CG_OK);
+        assert_int_equal(serial, striped);
+        assert_int_equal(serial, limit >= peak ? CG_OK : CG_ENOMEM);
     }
     cg_grid_free(want);
     cg_pipeline_free(p);
@@ -267,7 +303,7 @@ int main(void)
         cmocka_unit_test(striped_removal_matches_serial_on_random_maps),
         cmocka_unit_test(striped_removal_matches_serial_on_patterns),
         cmocka_unit_test(striped_removal_drops_markers_as_serial),
-        cmocka_unit_test(a_big_map_goes_in_stripes_with_a_loop_only),
+        cmocka_unit_test(a_big_map_goes_in_stripes_with_or_without_a_loop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -445,13 +445,19 @@ CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, uint32_t y0,
                 if (lb->parent[pairs[2 * k]] != lb->parent[pairs[2 * k + 1]])
                     cg__uf_unite(lb->parent, pairs[2 * k], pairs[2 * k + 1]);
         }
+        /* (In locals: a store to size[] could otherwise alias lb->n and
+         * the row's pointers, and reload them every run.) */
+        const uint32_t *x0 = cur->x0, *x1 = cur->x1;
+        uint64_t *size = lb->size;
         for (size_t j = 0; j < n; j++) {
-            if (lab[j] == NONE) {
-                if ((st = labels_push(lb, cur->x0[j])) != CG_OK)
+            uint32_t l = lab[j];
+            if (l == NONE) {
+                if ((st = labels_push(lb, x0[j])) != CG_OK)
                     return st;
-                lab[j] = (uint32_t)(lb->n - 1);
+                size = lb->size;
+                lab[j] = l = (uint32_t)(lb->n - 1);
             }
-            lb->size[lab[j]] += cur->x1[j] - cur->x0[j];
+            size[l] += x1[j] - x0[j];
         }
         if (walls && n) {
             if (y == 0 || y + 1 == h) {
@@ -763,6 +769,8 @@ CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int
             }
             r[j] = fill_runs(k[j], k[j] & (r[j - 1] | r[j]));
             found += (uint64_t)__builtin_popcountll(r[j]);
+            if (found >= size) /* whole: the rows below hold none of it */
+                break;
         }
         if (found >= size)
             break;
@@ -975,16 +983,31 @@ cg_status cg__flip_small_roots(cg_grid *g, const cg__labeller *lb, uint64_t min,
     const int fast = cg__regions_popcnt();
     uint32_t y = 0;
     size_t k = 0;
-    for (size_t l = 0; l < lb->n && st == CG_OK; l++) {
-        if (lb->parent[l] != l)
-            continue;
-        while (k < nskip && skip[k] < l)
-            k++;
-        if ((k < nskip && skip[k] == l) || keep_min_size(lb, (uint32_t)l, min))
-            continue;
-        y = label_row(lb, (uint32_t)l, y);
-        st = flip_region(g, lb->first_x[l], y, lb->size[l], lb->walls, &stack, fast);
-        *any = 1;
+    /* The small roots are gathered a block of labels at a time without a
+     * branch per label (whether a label is a root is a coin toss where
+     * specks abound), then flipped unless listed in skip. */
+    enum { BLOCK = 1024 };
+    uint32_t cand[BLOCK];
+    const uint32_t *parent = lb->parent;
+    const uint64_t *size = lb->size;
+    const uint32_t outside = lb->walls ? 0 : NONE; /* with walls, label 0 stays */
+    for (size_t b = 0; b < lb->n && st == CG_OK; b += BLOCK) {
+        const size_t end = lb->n - b < BLOCK ? lb->n : b + BLOCK;
+        size_t nc = 0;
+        for (size_t l = b; l < end; l++) {
+            cand[nc] = (uint32_t)l;
+            nc += (size_t)((parent[l] == l) & (size[l] < min) & ((uint32_t)l != outside));
+        }
+        for (size_t c = 0; c < nc && st == CG_OK; c++) {
+            const uint32_t l = cand[c];
+            while (k < nskip && skip[k] < l)
+                k++;
+            if (k < nskip && skip[k] == l)
+                continue;
+            y = label_row(lb, l, y);
+            st = flip_region(g, lb->first_x[l], y, size[l], lb->walls, &stack, fast);
+            *any = 1;
+        }
     }
     cg__free(stack.v);
     return st;
@@ -1052,7 +1075,7 @@ static cg_status run_remove_walls(const cg__step *step, cg__run *run)
 static cg_status run_keep_largest(const cg__step *step, cg__run *run)
 {
     (void)step;
-    return out_of_memory(run, cg__keep_largest_floor(run->grid), "keep-largest");
+    return out_of_memory(run, cg__keep_largest_par(run->grid, run->par), "keep-largest");
 }
 
 const cg__step_def cg__step_remove_floor = {

@@ -86,8 +86,12 @@ cg_status cg__remove_small(cg_grid *g, int walls, uint64_t min);
 struct cg__par;
 cg_status cg__remove_small_par(cg_grid *g, int walls, uint64_t min, const struct cg__par *par);
 
-/* TEST ONLY, not thread-safe: nonzero makes cg__remove_small_par cut every
- * map, big or not, with or without a loop, into stripes of n rows. */
+/* cg__keep_largest_floor, the same way (regions/stripes.c). */
+cg_status cg__keep_largest_par(cg_grid *g, const struct cg__par *par);
+
+/* TEST ONLY, not thread-safe: nonzero makes cg__remove_small_par and
+ * cg__keep_largest_par cut every map, big or not, with or without a loop,
+ * into stripes of n rows. */
 void cg__regions_set_stripe_rows(uint32_t n);
 
 /* Flips, as cg__remove_small, the regions of a labelling (made from g,

@@ -47,22 +47,33 @@ void cg__regions_set_stripe_rows(uint32_t n)
 
 typedef struct stripe {
     uint32_t y0, y1;
-    cg__labeller lb;
-    uint32_t *top, *bot; /* labels (then roots, then global ids) of the runs of rows y0, y1-1 */
+    uint32_t *top, *bot; /* labels of the runs of rows y0, y1-1; then their edge roots' indices */
     size_t ntop, nbot;
-    uint32_t *edge; /* the roots among them, increasing (with walls, 0 too) */
-    size_t nedge;
-    uint64_t made; /* labels made, before only the roots were kept */
+    size_t nedge;  /* the roots on an edge row (with walls, the outside first) */
+    uint64_t *esize; /* their sizes in the stripe */
+    uint32_t *ex, *ey; /* their first cells (map rows) */
+    uint64_t peak;   /* bytes the task held at once */
+    uint64_t kept;   /* bytes it keeps for the join */
     cg_status st;
     int any; /* a region flipped */
+    /* keep-largest only: the labelling and the edge roots' labels are kept;
+     * the largest region inside the stripe (ties: the first), the number
+     * of regions inside, and the inner root to keep (NONE: none). */
+    cg__labeller lb;
+    uint32_t *edge;
+    uint64_t isize, inner;
+    uint32_t ilabel, keep;
 } stripe;
+
+#define NONE UINT32_MAX
 
 typedef struct job {
     cg_grid *g;
     int walls;
+    int largest; /* keep-largest, not removal of the small ones */
     uint64_t min;
     stripe *s;
-    uint32_t rows; /* per stripe (the last may have fewer) */
+    int live; /* the stripes are labelled in order on this thread, counted by the run */
 } job;
 
 /* Keeps the labels of the stripe's first and last rows. */
@@ -91,16 +102,31 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Keeps only the roots of a stripe's labelling, renumbered 0, 1, ... in
- * the same order (so still in scan order of their first cells, and label 0
- * still the outside): the stripes wait for one another with only their
- * roots held, which keeps the striped removal within the serial one's
- * memory. parent[] of a root first becomes its new number, through which
- * the edge lists are renumbered; row_first becomes the roots made before
- * each row. */
-static cg_status keep_roots(stripe *s)
+/* The view of g holding stripe s's rows only. */
+static cg_grid stripe_view(const cg_grid *g, const stripe *s)
 {
-    cg__labeller *lb = &s->lb;
+    cg_grid view = *g;
+    view.h = s->y1 - s->y0;
+    view.mem = g->mem + (size_t)s->y0 * g->stride;
+    return view;
+}
+
+/* The index of label l in the sorted list e of n labels (l is there). */
+static uint32_t index_of(const uint32_t *e, size_t n, uint32_t l)
+{
+    const uint32_t *p = bsearch(&l, e, n, sizeof *e, cmp_u32);
+    return (uint32_t)(p - e);
+}
+
+/* keep-largest: keeps only the roots of a stripe's labelling, renumbered
+ * 0, 1, ... in the same order (so still in scan order of their first
+ * cells), in blocks of their size: the stripes wait for the largest region
+ * to be known holding fewer labels than one labelling of the whole map
+ * would. A root's parent[] first becomes its new number, through which the
+ * edge list and the inner largest are renumbered; row_first becomes the
+ * roots made before each row. */
+static cg_status keep_roots(stripe *s, cg__labeller *lb)
+{
     uint32_t *parent = lb->parent, *rf = lb->row_first;
     uint32_t y = 0, cnt = 0;
     for (size_t l = 0; l < lb->n; l++) {
@@ -114,12 +140,10 @@ static cg_status keep_roots(stripe *s)
     }
     while (y < lb->rows)
         rf[y++] = cnt;
-    for (size_t k = 0; k < s->ntop; k++)
-        s->top[k] = parent[s->top[k]];
-    for (size_t k = 0; k < s->nbot; k++)
-        s->bot[k] = parent[s->bot[k]];
     for (size_t k = 0; k < s->nedge; k++)
         s->edge[k] = parent[s->edge[k]];
+    if (s->ilabel != NONE)
+        s->ilabel = parent[s->ilabel];
     for (uint32_t k = 0; k < cnt; k++)
         parent[k] = k;
     lb->n = cnt;
@@ -142,25 +166,20 @@ static cg_status keep_roots(stripe *s)
     return CG_OK;
 }
 
-/* Task i: labels stripe i; its edge labels become roots, and the roots on
- * an edge a sorted list. */
-static void label_task(void *arg, size_t i)
+/* Stripe s's work once labelled: its edge labels become roots, and the
+ * roots on an edge a sorted list, whose sizes and first cells are kept,
+ * indexed as top and bot then are. Removal flips the small regions inside
+ * the stripe at once, in a view of its rows (they do not touch its edge
+ * rows, which the join reads, and a flood cannot leave the view, so no
+ * other stripe's rows are read or written), and keeps nothing else of the
+ * labelling; keep-largest keeps the labelling and finds the largest
+ * region inside. */
+static cg_status finish_stripe(const job *j, stripe *s, cg__labeller *lb)
 {
-    const job *j = arg;
-    stripe *s = &j->s[i];
-    cg_status st = cg__label_rows(&s->lb, j->g, j->walls, s->y0, s->y1, keep_edges, s);
-    if (st != CG_OK) {
-        s->st = st;
-        return;
-    }
-    if (s->st != CG_OK)
-        return;
-    const uint32_t *parent = s->lb.parent;
+    uint32_t *parent = lb->parent;
     uint32_t *e = cg__malloc((s->ntop + s->nbot + 1) * sizeof *e);
-    if (!e) {
-        s->st = CG_ENOMEM;
-        return;
-    }
+    if (!e)
+        return CG_ENOMEM;
     size_t n = 0;
     if (j->walls)
         e[n++] = 0;
@@ -173,35 +192,124 @@ static void label_task(void *arg, size_t i)
     for (size_t k = 0; k < n; k++)
         if (u == 0 || e[k] != e[u - 1])
             e[u++] = e[k];
-    s->edge = e;
-    s->nedge = u;
-    s->made = s->lb.n;
-    s->st = keep_roots(s);
+    cg_status st = CG_OK;
+    if (!j->largest) {
+        cg_grid view = stripe_view(j->g, s);
+        st = cg__flip_small_roots(&view, lb, j->min, e, u, &s->any);
+    }
+    const size_t c = u ? u : 1;
+    s->esize = cg__malloc(c * sizeof *s->esize);
+    s->ex = cg__malloc(c * sizeof *s->ex);
+    s->ey = cg__malloc(c * sizeof *s->ey);
+    if (st == CG_OK && !(s->esize && s->ex && s->ey))
+        st = CG_ENOMEM;
+    if (st == CG_OK) {
+        for (size_t k = 0; k < u; k++) {
+            uint32_t x, y;
+            cg__label_first(lb, e[k], &x, &y);
+            s->esize[k] = lb->size[e[k]];
+            s->ex[k] = x;
+            s->ey[k] = s->y0 + y;
+        }
+        for (size_t k = 0; k < s->ntop; k++)
+            s->top[k] = index_of(e, u, s->top[k]);
+        for (size_t k = 0; k < s->nbot; k++)
+            s->bot[k] = index_of(e, u, s->bot[k]);
+        s->nedge = u;
+    }
+    if (st == CG_OK && j->largest) {
+        /* The roots not on an edge, in label order: scan order. */
+        s->ilabel = s->keep = NONE;
+        size_t k = 0;
+        for (size_t l = 0; l < lb->n; l++) {
+            if (parent[l] != l)
+                continue;
+            while (k < u && e[k] < l)
+                k++;
+            if (k < u && e[k] == l)
+                continue;
+            s->inner++;
+            if (s->ilabel == NONE || lb->size[l] > s->isize) {
+                s->isize = lb->size[l];
+                s->ilabel = (uint32_t)l;
+            }
+        }
+        s->edge = e;
+        return keep_roots(s, lb);
+    }
+    cg__free(e);
+    return st;
 }
 
-/* Task i: flips the small regions inside stripe i, in a view of its rows. */
+/* Task i: labels stripe i and finishes it (finish_stripe). Through a
+ * parallel loop, the stripe's blocks are counted by a budget of the task's
+ * own, whatever the thread, for the figure the run admits after
+ * (run_stripes). */
+static void label_task(void *arg, size_t i)
+{
+    const job *j = arg;
+    stripe *s = &j->s[i];
+    cg__budget b;
+    if (!j->live)
+        cg__budget_begin(&b, 0);
+    cg__labeller lb;
+    cg_status st = cg__label_rows(&lb, j->g, j->walls, s->y0, s->y1, keep_edges, s);
+    if (st == CG_OK) {
+        if (s->st == CG_OK)
+            st = finish_stripe(j, s, &lb);
+        if (st == CG_OK && s->st == CG_OK && j->largest)
+            s->lb = lb; /* kept */
+        else
+            cg__labeller_free(&lb);
+    }
+    if (s->st == CG_OK)
+        s->st = st;
+    if (!j->live) {
+        s->peak = b.peak;
+        s->kept = b.used;
+        cg__budget_end(&b);
+    }
+}
+
+/* Task i of keep-largest: flips every region inside stripe i but the one
+ * to keep, in a view of its rows. */
 static void flip_task(void *arg, size_t i)
 {
     const job *j = arg;
     stripe *s = &j->s[i];
-    cg_grid view = *j->g;
-    view.h = s->y1 - s->y0;
-    view.mem = j->g->mem + (size_t)s->y0 * j->g->stride;
-    s->st = cg__flip_small_roots(&view, &s->lb, j->min, s->edge, s->nedge, &s->any);
+    uint32_t *skip = cg__malloc((s->nedge + 1) * sizeof *skip);
+    if (!skip) {
+        s->st = CG_ENOMEM;
+        return;
+    }
+    size_t n = 0;
+    int put = s->keep == NONE; /* (an inner root: never on the edge list) */
+    for (size_t k = 0; k < s->nedge; k++) {
+        if (!put && s->keep < s->edge[k]) {
+            skip[n++] = s->keep;
+            put = 1;
+        }
+        skip[n++] = s->edge[k];
+    }
+    if (!put)
+        skip[n++] = s->keep;
+    cg_grid view = stripe_view(j->g, s);
+    s->st = cg__flip_small_roots(&view, &s->lb, UINT64_MAX, skip, n, &s->any);
+    cg__free(skip);
 }
 
-/* Runs tasks 0..n-1 through par (any order, any threads), or in order. */
+/* Runs task(j, i) for every stripe, through par when there is one, with
+ * the run's budget suspended (keep-largest's flips: a few blocks each,
+ * freed before they return). */
 static void run_tasks(const cg__par *par, size_t n, void (*task)(void *arg, size_t i), job *j)
 {
+    cg__budget *budget = cg__budget_suspend();
     if (!par || !par->fn || n < 2) {
         for (size_t i = 0; i < n; i++)
             task(j, i);
-        return;
+    } else {
+        par->fn(par->ctx, n, task, j);
     }
-    /* Other threads count against no budget: the labels are admitted to
-     * this run's after (remove_striped). */
-    cg__budget *budget = cg__budget_suspend();
-    par->fn(par->ctx, n, task, j);
     cg__budget_resume(budget);
 }
 
@@ -232,97 +340,132 @@ static size_t row_runs(const cg_grid *g, uint32_t y, uint64_t flip, uint32_t *x0
     return n;
 }
 
-/* The global ids of a stripe's edge labels: base + their index in edge. */
-static void to_ids(uint32_t *l, size_t n, const stripe *s, uint32_t base)
+/* Joins the stripes (see the top): parent[] and size[] over the edge
+ * roots of all stripes, stripe i's edge root k having the global id
+ * base_i + k (so ids are in scan order of the parts' first cells); after
+ * it, the global roots (parent[id] == id) are the smallest id of each
+ * region, its first part, and size[] at them is the region's. */
+static cg_status join(const cg_grid *g, int walls, const stripe *s, size_t n, uint32_t *parent,
+                      uint64_t *size, uint32_t total)
 {
-    for (size_t k = 0; k < n; k++) {
-        const uint32_t *p = bsearch(&l[k], s->edge, s->nedge, sizeof *p, cmp_u32);
-        l[k] = base + (uint32_t)(p - s->edge);
-    }
-}
-
-/* Joins the stripes and flips what the stripes did not (see the top). */
-static cg_status join_and_flip(cg_grid *g, int walls, uint64_t min, stripe *s, size_t n,
-                               const cg__par *par, job *j, int *any)
-{
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++)
-        total += s[i].nedge;
-    if (total >= UINT32_MAX)
-        return CG_EOVERFLOW;
-    uint32_t *base = cg__malloc(n * sizeof *base);
-    uint32_t *parent = cg__malloc((total ? total : 1) * sizeof *parent);
-    uint64_t *size = cg__malloc((total ? total : 1) * sizeof *size);
     const size_t rcap = (size_t)g->w / 2 + 2;
     uint32_t *runs = cg__malloc(4 * rcap * sizeof *runs);
-    cg_status st = base && parent && size && runs ? CG_OK : CG_ENOMEM;
-    if (st == CG_OK) {
-        uint32_t b = 0;
+    if (!runs)
+        return CG_ENOMEM;
+    uint32_t b = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < s[i].nedge; k++) {
+            parent[b + k] = b + (uint32_t)k;
+            size[b + k] = s[i].esize[k];
+        }
+        if (walls && i > 0)
+            cg__uf_unite(parent, 0, b); /* its index 0 is the stripe's outside, label 0 */
+        b += (uint32_t)s[i].nedge;
+    }
+    /* The overlapping runs of the rows either side of each boundary: the
+     * same runs, in the same order, as the labeller's. */
+    const uint64_t flip = walls ? 0 : ~UINT64_C(0);
+    uint32_t *ax0 = runs, *ax1 = runs + rcap, *bx0 = runs + 2 * rcap, *bx1 = runs + 3 * rcap;
+    uint32_t ba = 0;
+    for (size_t i = 1; i < n; i++) {
+        const uint32_t bb = ba + (uint32_t)s[i - 1].nedge;
+        const size_t na = row_runs(g, s[i - 1].y1 - 1, flip, ax0, ax1);
+        const size_t nb = row_runs(g, s[i].y0, flip, bx0, bx1);
+        const uint32_t *la = s[i - 1].bot, *lbl = s[i].top;
+        size_t p = 0, q = 0;
+        while (p < na && q < nb) {
+            if (ax0[p] < bx1[q] && bx0[q] < ax1[p])
+                cg__uf_unite(parent, ba + la[p], bb + lbl[q]);
+            if (ax1[p] < bx1[q])
+                p++;
+            else
+                q++;
+        }
+        ba = bb;
+    }
+    for (uint32_t k = 0; k < total; k++) {
+        const uint32_t r = cg__uf_find(parent, k);
+        if (r != k)
+            size[r] += size[k];
+    }
+    cg__free(runs);
+    return CG_OK;
+}
+
+/* After the join: removal flips the small regions on the stripes' edge
+ * rows, one at a time from their first cells (those inside went with
+ * their stripes). keep-largest finds the largest region - among the
+ * stripes' inner largest and the joined ones, ties to the first in scan
+ * order, i.e. the smallest (stripe, label) - then every stripe flips the
+ * regions inside it but that one, at once, and the regions on the edges
+ * but that one are flipped here. */
+static cg_status flip_after(job *j, const cg__par *par, size_t n, const uint32_t *parent,
+                            const uint64_t *size, int *any)
+{
+    stripe *s = j->s;
+    cg_status st = CG_OK;
+    uint32_t best = NONE, best_stripe = 0; /* an edge id, or NONE: the inner one of best_stripe */
+    uint64_t best_size = 0, regions = 0;
+    if (j->largest) {
+        int found = 0;
+        uint32_t id = 0;
         for (size_t i = 0; i < n; i++) {
-            base[i] = b;
-            for (size_t k = 0; k < s[i].nedge; k++) {
-                parent[b + k] = b + (uint32_t)k;
-                size[b + k] = s[i].lb.size[s[i].edge[k]];
+            regions += s[i].inner;
+            /* Candidates in label order within the stripe: a larger size
+             * wins, a tie goes to the first. */
+            int inner_done = s[i].ilabel == NONE;
+            for (size_t k = 0; k <= s[i].nedge; k++) {
+                if (!inner_done && (k == s[i].nedge || s[i].ilabel < s[i].edge[k])) {
+                    inner_done = 1;
+                    if (!found || s[i].isize > best_size) {
+                        found = 1;
+                        best = NONE, best_stripe = (uint32_t)i;
+                        best_size = s[i].isize;
+                    }
+                }
+                if (k == s[i].nedge)
+                    break;
+                const uint32_t e = id + (uint32_t)k;
+                if (parent[e] != e)
+                    continue;
+                regions++;
+                if (!found || size[e] > best_size) {
+                    found = 1;
+                    best = e, best_stripe = (uint32_t)i;
+                    best_size = size[e];
+                }
             }
-            to_ids(s[i].top, s[i].ntop, &s[i], b);
-            to_ids(s[i].bot, s[i].nbot, &s[i], b);
-            if (walls && i > 0)
-                cg__uf_unite(parent, 0, b); /* edge[0] is the stripe's outside, label 0 */
-            b += (uint32_t)s[i].nedge;
+            id += (uint32_t)s[i].nedge;
         }
-        /* The overlapping runs of the rows either side of each boundary:
-         * the same runs, in the same order, as the labeller's. */
-        const uint64_t flip = walls ? 0 : ~UINT64_C(0);
-        uint32_t *ax0 = runs, *ax1 = runs + rcap, *bx0 = runs + 2 * rcap, *bx1 = runs + 3 * rcap;
-        for (size_t i = 1; i < n; i++) {
-            const size_t na = row_runs(g, s[i - 1].y1 - 1, flip, ax0, ax1);
-            const size_t nb = row_runs(g, s[i].y0, flip, bx0, bx1);
-            const uint32_t *la = s[i - 1].bot, *lbl = s[i].top;
-            size_t p = 0, q = 0;
-            while (p < na && q < nb) {
-                if (ax0[p] < bx1[q] && bx0[q] < ax1[p])
-                    cg__uf_unite(parent, la[p], lbl[q]);
-                if (ax1[p] < bx1[q])
-                    p++;
-                else
-                    q++;
-            }
-        }
-        /* Sizes at the roots; then every root but the kept ones is flipped,
-         * from its first part's first cell, after the stripes' own. */
-        for (uint32_t k = 0; k < total; k++) {
-            const uint32_t r = cg__uf_find(parent, k);
-            if (r != k)
-                size[r] += size[k];
-        }
+        if (regions < 2)
+            return CG_OK;
+        if (best == NONE)
+            s[best_stripe].keep = s[best_stripe].ilabel;
         run_tasks(par, n, flip_task, j);
         for (size_t i = 0; i < n; i++) {
             if (s[i].st != CG_OK && st == CG_OK)
                 st = s[i].st;
             *any |= s[i].any;
         }
-        for (size_t i = 0; i < n && st == CG_OK; i++) {
-            for (size_t k = 0; k < s[i].nedge && st == CG_OK; k++) {
-                const uint32_t id = base[i] + (uint32_t)k;
-                if (parent[id] != id || size[id] >= min || (walls && id == 0))
-                    continue;
-                uint32_t x, y;
-                cg__label_first(&s[i].lb, s[i].edge[k], &x, &y);
-                st = cg__flip_region_at(g, x, s[i].y0 + y, size[id], walls);
-                *any = 1;
-            }
+    }
+    uint32_t id = 0;
+    for (size_t i = 0; i < n && st == CG_OK; i++) {
+        for (size_t k = 0; k < s[i].nedge && st == CG_OK; k++, id++) {
+            if (parent[id] != id || id == best)
+                continue;
+            if (!j->largest && (size[id] >= j->min || (j->walls && id == 0)))
+                continue;
+            st = cg__flip_region_at(j->g, s[i].ex[k], s[i].ey[k], size[id], j->walls);
+            *any = 1;
         }
     }
-    cg__free(base);
-    cg__free(parent);
-    cg__free(size);
-    cg__free(runs);
     return st;
 }
 
-static cg_status remove_striped(cg_grid *g, int walls, uint64_t min, const cg__par *par,
-                                uint32_t rows)
+/* The striped removal or keep-largest of j, in stripes of rows. */
+static cg_status run_stripes(job *j, const cg__par *par, uint32_t rows)
 {
+    cg_grid *g = j->g;
     const size_t n = ((size_t)g->h + rows - 1) / rows;
     stripe *s = cg__calloc(n, sizeof *s);
     if (!s)
@@ -331,64 +474,107 @@ static cg_status remove_striped(cg_grid *g, int walls, uint64_t min, const cg__p
         s[i].y0 = (uint32_t)(i * rows);
         s[i].y1 = i + 1 == n ? g->h : (uint32_t)((i + 1) * rows);
     }
-    job j = {g, walls, min, s, rows};
-    run_tasks(par, n, label_task, &j);
-    cg_status st = CG_OK;
-    for (size_t i = 0; i < n && st == CG_OK; i++)
-        st = s[i].st;
-    /* The other threads allocated outside the run's budget. What is
-     * admitted instead is what the serial labeller would hold for as many
-     * labels as the stripes made (at least its own count: a stripe's first
-     * row starts a label per run) at its peak, growing them - an amount
-     * that does not depend on the threads, and not below the serial path's. */
-    uint64_t held = 0, id = 0;
-    int admitted = 0;
-    if (st == CG_OK && par && par->fn && n > 1) {
-        uint64_t made = 0, cap = 1024;
-        for (size_t i = 0; i < n; i++)
-            made += s[i].made;
-        while (cap < made && cap < UINT32_MAX)
-            cap *= 2;
-        /* While the last of the three arrays of 16 bytes a label grows, the
-         * old block is held too: 18 bytes a label at the peak; then the
-         * labeller's rows and row buffers (cg__label_rows). */
-        held = cap * (cap > 1024 ? 18 : 16) + ((uint64_t)g->h + 1) * 4 + 5 * (uint64_t)g->nw * 8 +
-               (2 * ((uint64_t)g->nw + 1) + 11 * ((uint64_t)g->w / 2 + 24)) * 4;
-        if (held > SIZE_MAX || !cg__mem_admit((size_t)held, &id))
-            st = CG_ENOMEM;
-        else
-            admitted = 1;
+    j->s = s;
+    /* Without a loop the stripes are labelled in order and their blocks
+     * counted by the run as they are made (refused where they would pass
+     * its limit). Through a loop they count against no budget of the run;
+     * the run then admits, at once, what the stripes in order would have
+     * made it hold at most - the blocks every stripe before kept, and the
+     * most a stripe held at once - and keeps admitted what they all keep:
+     * the same peak and the same refusals whatever the threads. */
+    j->live = !par || !par->fn || n < 2;
+    if (j->live) {
+        for (size_t i = 0; i < n; i++) {
+            label_task(j, i);
+            if (s[i].st != CG_OK)
+                break;
+        }
+    } else {
+        cg__budget *budget = cg__budget_suspend();
+        par->fn(par->ctx, n, label_task, j);
+        cg__budget_resume(budget);
     }
+    cg_status st = CG_OK;
+    uint64_t held = 0, most = 0, id = 0;
+    size_t total = 0;
     int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].st != CG_OK && st == CG_OK)
+            st = s[i].st;
+        most = held + s[i].peak > most ? held + s[i].peak : most;
+        held += s[i].kept;
+        total += s[i].nedge;
+        any |= s[i].any;
+    }
+    if (st == CG_OK && total >= UINT32_MAX)
+        st = CG_EOVERFLOW;
+    int admitted = 0;
+    if (st == CG_OK && !j->live) {
+        if (most > SIZE_MAX || !cg__mem_admit((size_t)most, &id)) {
+            st = CG_ENOMEM;
+        } else {
+            cg__mem_release((size_t)(most - held), id);
+            admitted = 1;
+        }
+    }
+    uint32_t *parent = NULL;
+    uint64_t *size = NULL;
+    if (st == CG_OK) {
+        parent = cg__malloc((total ? total : 1) * sizeof *parent);
+        size = cg__malloc((total ? total : 1) * sizeof *size);
+        st = parent && size ? join(g, j->walls, s, n, parent, size, (uint32_t)total) : CG_ENOMEM;
+    }
     if (st == CG_OK)
-        st = join_and_flip(g, walls, min, s, n, par, &j, &any);
+        st = flip_after(j, par, n, parent, size, &any);
+    cg__free(parent);
+    cg__free(size);
     if (admitted)
         cg__mem_release((size_t)held, id);
     for (size_t i = 0; i < n; i++) {
-        cg__labeller_free(&s[i].lb);
         cg__free(s[i].top);
         cg__free(s[i].bot);
+        cg__free(s[i].esize);
+        cg__free(s[i].ex);
+        cg__free(s[i].ey);
         cg__free(s[i].edge);
+        cg__labeller_free(&s[i].lb);
     }
     cg__free(s);
-    if (any && !walls)
+    if (any && !j->walls)
         cg__grid_prune_marks(g);
     return st;
 }
 
+/* The stripes' height for g, or 0 for the serial labeller: maps of
+ * STRIPED_CELLS and more, threads or not (the stripes are fixed by the
+ * map's size, and so is the memory a run admits). */
+static uint32_t stripe_rows(const cg_grid *g)
+{
+    if (forced_rows)
+        return forced_rows;
+    const uint64_t cells = (uint64_t)g->w * g->h;
+    if (cells < STRIPED_CELLS)
+        return 0;
+    uint64_t n = cells / STRIPE_CELLS;
+    if (n > MAX_STRIPES)
+        n = MAX_STRIPES;
+    return (uint32_t)((g->h + n - 1) / n);
+}
+
 cg_status cg__remove_small_par(cg_grid *g, int walls, uint64_t min, const cg__par *par)
 {
-    if (min <= 1 || g->h == 0)
+    const uint32_t rows = min <= 1 || g->h == 0 ? 0 : stripe_rows(g);
+    if (!rows)
         return cg__remove_small(g, walls, min);
-    uint32_t rows = forced_rows;
-    if (!rows) {
-        const uint64_t cells = (uint64_t)g->w * g->h;
-        if (!par || !par->fn || cells < STRIPED_CELLS)
-            return cg__remove_small(g, walls, min);
-        uint64_t n = cells / STRIPE_CELLS;
-        if (n > MAX_STRIPES)
-            n = MAX_STRIPES;
-        rows = (uint32_t)((g->h + n - 1) / n);
-    }
-    return remove_striped(g, walls, min, par, rows);
+    job j = {g, walls, 0, min, NULL, 0};
+    return run_stripes(&j, par, rows);
+}
+
+cg_status cg__keep_largest_par(cg_grid *g, const cg__par *par)
+{
+    const uint32_t rows = g->h == 0 ? 0 : stripe_rows(g);
+    if (!rows)
+        return cg__keep_largest_floor(g);
+    job j = {g, 0, 1, 0, NULL, 0};
+    return run_stripes(&j, par, rows);
 }
