@@ -33,13 +33,25 @@
  * Which words of a row to compute: a per-row bitmask of the front's
  * nonzero words, dilated by one word and one row, so a sparse front costs
  * in proportion to its words and a dense one streams the rows. */
+#if defined(__linux__)
+#define _DEFAULT_SOURCE /* madvise */
+#include <sys/mman.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/grid.h"
 #include "core/mem.h"
 #include "regions/connect.h"
 #include "regions/regions.h"
+
+/* The AVX2 and AVX-512 copies of a layer's dense rows (grow_span_avx2,
+ * grow_span_avx512): x86-64 only (64-bit popcounts of lanes). */
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define GROW_X86 1
+#endif
 
 #define INLINE static inline __attribute__((always_inline))
 #define NONE CG__NONE
@@ -130,6 +142,10 @@ typedef struct search {
     vec runs;           /* srun of the small regions' floor */
     size_t *run_row;    /* per row (and one more): its first run */
     vec stack;          /* the flood fill's runs to visit */
+    /* The copy of grow_span for the kernel path (AVX2, AVX-512), or NULL:
+     * the portable one, inlined. */
+    uint64_t (*grow)(struct search *c, uint32_t y, size_t i0, size_t cnt, uint32_t *small,
+                     uint64_t *has_small);
 } search;
 
 INLINE size_t at_of(const search *c, uint32_t y, size_t i)
@@ -509,6 +525,174 @@ INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t
     *small = count;
     return nz;
 }
+
+#if defined(GROW_X86)
+/* grow_span four words at a time (AVX2): the layer's words, their largest-
+ * region cells and the work masks as vectors; the counts, the work list and
+ * the row masks lane by lane. Same words out as grow_span. */
+#define AVX2_ATTR __attribute__((target("avx2,popcnt,bmi,bmi2")))
+
+AVX2_ATTR static inline __m256i dilate4(__m256i w0, __m256i wl, __m256i wr, __m256i wu, __m256i wd)
+{
+    const __m256i h = _mm256_or_si256(_mm256_slli_epi64(w0, 1), _mm256_srli_epi64(w0, 1));
+    const __m256i e = _mm256_or_si256(_mm256_srli_epi64(wl, 63), _mm256_slli_epi64(wr, 63));
+    return _mm256_or_si256(_mm256_or_si256(w0, h), _mm256_or_si256(e, _mm256_or_si256(wu, wd)));
+}
+
+AVX2_ATTR static uint64_t grow_span_avx2(search *c, uint32_t y, size_t i0, size_t cnt,
+                                         uint32_t *small, uint64_t *has_small)
+{
+    const size_t s = c->stride, at0 = at_of(c, y, i0);
+    const uint64_t *fm = c->f0 + at0, *fu = fm - s, *fd = fm + s;
+    const uint64_t *gm = c->g0 + at0, *gu = gm - s, *gd = gm + s;
+    uint64_t *f1 = c->f1 + at0, *g1 = c->g1 + at0;
+    uint32_t *pre = c->pre1 + at0 - ((size_t)(y + 1) & ~(size_t)3) * s, count = *small;
+    work *wk = (work *)c->work.p + c->work.n;
+    size_t wn = 0;
+    uint64_t nz = 0, hs = 0;
+    const size_t lastj = i0 + cnt == c->nw ? cnt - 1 : SIZE_MAX;
+    /* Loads and stores through pointers of their own, at the word left of
+     * j too (fm - 1 + j: never an index below zero). */
+    const long long *lf = (const long long *)fm, *lfl = (const long long *)(fm - 1);
+    const long long *lfr = (const long long *)(fm + 1), *lfu = (const long long *)fu,
+                    *lfd = (const long long *)fd;
+    const long long *lg = (const long long *)gm, *lgl = (const long long *)(gm - 1);
+    const long long *lgr = (const long long *)(gm + 1), *lgu = (const long long *)gu,
+                    *lgd = (const long long *)gd;
+    for (size_t j = 0; j < cnt; j += 4) {
+        const size_t left = cnt - j;
+        /* Lanes past the span: masked off (never loaded or stored). */
+        const __m256i lm = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(left < 4 ? left : 4)),
+                                              _mm256_setr_epi64x(0, 1, 2, 3));
+        const __m256i f0 = _mm256_maskload_epi64(lf + j, lm),
+                      fl = _mm256_maskload_epi64(lfl + j, lm);
+        const __m256i fr = _mm256_maskload_epi64(lfr + j, lm),
+                      fuj = _mm256_maskload_epi64(lfu + j, lm);
+        const __m256i fdj = _mm256_maskload_epi64(lfd + j, lm);
+        const __m256i old = _mm256_maskload_epi64((const long long *)f1 + j, lm);
+        __m256i n = _mm256_andnot_si256(_mm256_or_si256(f0, old), dilate4(f0, fl, fr, fuj, fdj));
+        if (lastj - j < 4) {
+            uint64_t keep[4] = {~UINT64_C(0), ~UINT64_C(0), ~UINT64_C(0), ~UINT64_C(0)};
+            keep[lastj - j] = c->last;
+            n = _mm256_and_si256(n, _mm256_loadu_si256((const __m256i *)keep));
+        }
+        const __m256i g0 = _mm256_maskload_epi64(lg + j, lm),
+                      gl = _mm256_maskload_epi64(lgl + j, lm);
+        const __m256i gr = _mm256_maskload_epi64(lgr + j, lm),
+                      guj = _mm256_maskload_epi64(lgu + j, lm);
+        const __m256i gdj = _mm256_maskload_epi64(lgd + j, lm);
+        const __m256i b = _mm256_and_si256(n, dilate4(g0, gl, gr, guj, gdj));
+        const __m256i sm = _mm256_andnot_si256(b, n);
+        const __m256i xb =
+            _mm256_and_si256(b, dilate4(_mm256_andnot_si256(g0, f0), _mm256_andnot_si256(gl, fl),
+                                        _mm256_andnot_si256(gr, fr), _mm256_andnot_si256(guj, fuj),
+                                        _mm256_andnot_si256(gdj, fdj)));
+        _mm256_maskstore_epi64((long long *)f1 + j, lm, n);
+        _mm256_maskstore_epi64((long long *)g1 + j, lm, b);
+        uint64_t vn[4], vs[4], vx[4];
+        _mm256_storeu_si256((__m256i *)vn, n);
+        _mm256_storeu_si256((__m256i *)vs, sm);
+        _mm256_storeu_si256((__m256i *)vx, xb);
+        const size_t lanes = left < 4 ? left : 4;
+        for (size_t l = 0; l < lanes; l++) {
+            pre[j + l] = count;
+            count += (uint32_t)__builtin_popcountll(vs[l]);
+            wk[wn] = (work){vs[l], vx[l], (uint32_t)(at0 + j + l), y};
+            wn += (vs[l] | vx[l]) != 0;
+            nz |= (uint64_t)(vn[l] != 0) << (j + l);
+            hs |= (uint64_t)(vs[l] != 0) << (j + l);
+        }
+    }
+    *has_small = hs;
+    c->work.n += wn;
+    *small = count;
+    return nz;
+}
+
+/* grow_span eight words at a time (AVX-512 with VPOPCNTQ): the counts too
+ * (a prefix sum over the lanes), the row masks as mask registers, the work
+ * list written only for words with work. Same words out as grow_span. */
+#define AVX512_ATTR                                                                                \
+    __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi,bmi2")))
+
+AVX512_ATTR static inline __m512i dilate8(__m512i w0, __m512i wl, __m512i wr, __m512i wu,
+                                          __m512i wd)
+{
+    const __m512i h = _mm512_or_si512(_mm512_slli_epi64(w0, 1), _mm512_srli_epi64(w0, 1));
+    const __m512i e = _mm512_or_si512(_mm512_srli_epi64(wl, 63), _mm512_slli_epi64(wr, 63));
+    return _mm512_or_si512(_mm512_or_si512(w0, h), _mm512_or_si512(e, _mm512_or_si512(wu, wd)));
+}
+
+AVX512_ATTR static uint64_t grow_span_avx512(search *c, uint32_t y, size_t i0, size_t cnt,
+                                             uint32_t *small, uint64_t *has_small)
+{
+    const size_t s = c->stride, at0 = at_of(c, y, i0);
+    const uint64_t *fm = c->f0 + at0, *fml = fm - 1, *fmr = fm + 1, *fu = fm - s, *fd = fm + s;
+    const uint64_t *gm = c->g0 + at0, *gml = gm - 1, *gmr = gm + 1, *gu = gm - s, *gd = gm + s;
+    uint64_t *f1 = c->f1 + at0, *g1 = c->g1 + at0;
+    uint32_t *pre = c->pre1 + at0 - ((size_t)(y + 1) & ~(size_t)3) * s, count = *small;
+    work *wk = (work *)c->work.p + c->work.n;
+    size_t wn = 0;
+    uint64_t nz = 0, hs = 0;
+    const size_t lastj = i0 + cnt == c->nw ? cnt - 1 : SIZE_MAX;
+    const __m512i zero = _mm512_setzero_si512();
+    for (size_t j = 0; j < cnt; j += 8) {
+        const size_t left = cnt - j;
+        /* Lanes past the span: masked off (never loaded or stored). */
+        const __mmask8 lm = left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
+        const __m512i f0 = _mm512_maskz_loadu_epi64(lm, fm + j);
+        const __m512i fl = _mm512_maskz_loadu_epi64(lm, fml + j);
+        const __m512i fr = _mm512_maskz_loadu_epi64(lm, fmr + j);
+        const __m512i fuj = _mm512_maskz_loadu_epi64(lm, fu + j);
+        const __m512i fdj = _mm512_maskz_loadu_epi64(lm, fd + j);
+        const __m512i old = _mm512_maskz_loadu_epi64(lm, f1 + j);
+        __m512i n = _mm512_andnot_si512(_mm512_or_si512(f0, old), dilate8(f0, fl, fr, fuj, fdj));
+        if (lastj - j < 8)
+            n = _mm512_mask_and_epi64(n, (__mmask8)(1u << (lastj - j)), n,
+                                      _mm512_set1_epi64((long long)c->last));
+        const __m512i g0 = _mm512_maskz_loadu_epi64(lm, gm + j);
+        const __m512i gl = _mm512_maskz_loadu_epi64(lm, gml + j);
+        const __m512i gr = _mm512_maskz_loadu_epi64(lm, gmr + j);
+        const __m512i guj = _mm512_maskz_loadu_epi64(lm, gu + j);
+        const __m512i gdj = _mm512_maskz_loadu_epi64(lm, gd + j);
+        const __m512i b = _mm512_and_si512(n, dilate8(g0, gl, gr, guj, gdj));
+        const __m512i sm = _mm512_andnot_si512(b, n);
+        const __m512i xb =
+            _mm512_and_si512(b, dilate8(_mm512_andnot_si512(g0, f0), _mm512_andnot_si512(gl, fl),
+                                        _mm512_andnot_si512(gr, fr), _mm512_andnot_si512(guj, fuj),
+                                        _mm512_andnot_si512(gdj, fdj)));
+        _mm512_mask_storeu_epi64(f1 + j, lm, n);
+        _mm512_mask_storeu_epi64(g1 + j, lm, b);
+        /* Each word's count of small cells before it: an exclusive prefix
+         * sum of the lanes' popcounts (masked-off lanes count 0). */
+        const __m512i pc = _mm512_popcnt_epi64(sm);
+        __m512i sum = _mm512_add_epi64(pc, _mm512_alignr_epi64(pc, zero, 7));
+        sum = _mm512_add_epi64(sum, _mm512_alignr_epi64(sum, zero, 6));
+        sum = _mm512_add_epi64(sum, _mm512_alignr_epi64(sum, zero, 4));
+        const __m512i ex =
+            _mm512_add_epi64(_mm512_sub_epi64(sum, pc), _mm512_set1_epi64((long long)count));
+        _mm512_mask_cvtepi64_storeu_epi32(pre + j, lm, ex);
+        count += (uint32_t)_mm512_reduce_add_epi64(pc);
+        nz |= (uint64_t)_mm512_test_epi64_mask(n, n) << j;
+        hs |= (uint64_t)_mm512_test_epi64_mask(sm, sm) << j;
+        const __mmask8 wm =
+            _mm512_test_epi64_mask(_mm512_or_si512(sm, xb), _mm512_or_si512(sm, xb));
+        if (wm) {
+            uint64_t vs[8], vx[8];
+            _mm512_storeu_si512(vs, sm);
+            _mm512_storeu_si512(vx, xb);
+            for (unsigned m = wm; m; m &= m - 1) {
+                const unsigned l = (unsigned)__builtin_ctz(m);
+                wk[wn++] = (work){vs[l], vx[l], (uint32_t)(at0 + j + l), y};
+            }
+        }
+    }
+    *has_small = hs;
+    c->work.n += wn;
+    *small = count;
+    return nz;
+}
+#endif
 
 /* The small cell of layer k - 1 at bit b of word wi, whose small mask is m;
  * cell is its index. Layer 0 keeps only regions (first): a floor cell is its
@@ -932,7 +1116,9 @@ INLINE cg_status layer(search *c, uint32_t k, int first)
             const size_t words = ci + 1 < ncw || !(c->nw & 63) ? 64 : c->nw & 63;
             const uint64_t full = words == 64 ? ~UINT64_C(0) : (UINT64_C(1) << words) - 1;
             uint64_t nz = 0, hs = 0;
-            if (cand == full)
+            if (cand == full && c->grow)
+                nz = c->grow(c, y, ci * 64, words, &small, &hs);
+            else if (cand == full)
                 nz = grow_span(c, y, ci * 64, words, &small, &hs);
             else
                 for (uint64_t bits = cand; bits; bits &= bits - 1) {
@@ -1158,6 +1344,17 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.out_up || !c.out || !c.pre0 || !c.pre1 || !c.m0 ||
         !c.m1 || !c.s0 || !c.s1 || !c.rows0 || !c.rows1 || !c.rows)
         st = CG_ENOMEM;
+#if defined(GROW_X86)
+    /* The dense rows' copy for the kernel path (tests force each), inside
+     * the POPCNT/BMI copy of the search. */
+    if (cg__regions_popcnt()) {
+        const int path = cg__kernel_path();
+        if (path >= CG__PATH_AVX512 && __builtin_cpu_supports("avx512vpopcntdq"))
+            c.grow = grow_span_avx512;
+        else if (path >= CG__PATH_AVX2)
+            c.grow = grow_span_avx2;
+    }
+#endif
     if (st == CG_OK)
         st = layer0(&c, &lb, largest, by_runs);
     cg__labeller_free(&lb);
