@@ -108,6 +108,23 @@ INLINE cg_status vec_reserve(vec *v, size_t more)
     return v->n + more <= v->cap ? CG_OK : vec_grow(v, more);
 }
 
+/* Huge pages for the whole 2 MiB pages inside a large block: advice only,
+ * ignored where not supported (the pages are not touched yet: calloc's
+ * large blocks come from the system zeroed). */
+static void advise_huge(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    const uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    const uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (e > a)
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 /* Bitboards are framed: a zero word each side of a row, a zero row above
  * and below, so a word's 4-neighbourhood is read without a test. Word i of
  * row y is at (y + 1) * stride + i + 1. Row masks are framed by a zero row
@@ -117,8 +134,10 @@ typedef struct search {
     uint32_t w, h;
     size_t nw, stride, ncw;
     uint64_t last;          /* in-map bits of a row's last word */
+    uint64_t *boards;       /* the block holding f0, f1 and terr */
     uint64_t *f0, *f1;      /* layer k - 1; layer k (layer k - 2 until overwritten) */
-    uint64_t *g0, *g1;      /* the largest region's cells of f0, f1 */
+    uint64_t *terr;         /* the largest region's territory, all layers so far: its cells
+                               of a layer are that layer's bitboard & terr */
     uint64_t *out_up, *out; /* per word of the row above, of this row: small cells of layer k
                                whose region was outside the largest's component */
     uint8_t *inbig;         /* per region: known to be joined to the largest */
@@ -195,7 +214,7 @@ typedef struct span {
     uint32_t y, x0, x1;
 } span;
 
-/* Takes x's floor run of row y into region reg: off g0, onto the lists. */
+/* Takes x's floor run of row y into region reg: off terr, onto the lists. */
 static cg_status take_run(search *c, uint32_t y, uint32_t x, uint32_t reg, uint32_t *x1)
 {
     const uint64_t *f = c->f0 + at_of(c, y, 0);
@@ -203,8 +222,8 @@ static cg_status take_run(search *c, uint32_t y, uint32_t x, uint32_t reg, uint3
     cg_status st;
     if ((st = vec_reserve(&c->runs, 1)) != CG_OK || (st = vec_reserve(&c->stack, 1)) != CG_OK)
         return st;
-    uint64_t *g = c->g0 + at_of(c, y, 0);
-    for (uint32_t from = a; from < b;) { /* off g0, a word at a time */
+    uint64_t *g = c->terr + at_of(c, y, 0);
+    for (uint32_t from = a; from < b;) { /* off terr, a word at a time */
         const uint32_t to = (from | 63) + 1 < b ? (from | 63) + 1 : b;
         const uint64_t hi = to & 63 ? (UINT64_C(1) << (to & 63)) - 1 : ~UINT64_C(0);
         g[from >> 6] &= ~(hi & (~UINT64_C(0) << (from & 63)));
@@ -217,7 +236,7 @@ static cg_status take_run(search *c, uint32_t y, uint32_t x, uint32_t reg, uint3
 }
 
 /* A scanline flood fill over runs of the region whose first cell is (x, y):
- * the cells still on g0 beside a run's are its region's. */
+ * the cells still on terr beside a run's are its region's. */
 static cg_status flood(search *c, uint32_t x, uint32_t y, uint32_t reg)
 {
     uint32_t b;
@@ -228,7 +247,7 @@ static cg_status flood(search *c, uint32_t x, uint32_t y, uint32_t reg)
             if ((dy < 0 && r.y == 0) || (dy > 0 && r.y + 1 >= c->h))
                 continue;
             const uint32_t ny = (uint32_t)((int64_t)r.y + dy);
-            const uint64_t *gr = c->g0 + at_of(c, ny, 0);
+            const uint64_t *gr = c->terr + at_of(c, ny, 0);
             uint32_t xx = r.x0;
             while (xx < r.x1 && st == CG_OK) {
                 const size_t wi = xx >> 6;
@@ -279,7 +298,7 @@ static cg_status sort_runs(search *c)
     return CG_OK;
 }
 
-/* Layer 0: all floor. The largest region's floor is on g0; the
+/* Layer 0: all floor. The largest region's floor is on terr; the
  * others' cells get ids 1..R-1 (in scan order of their first cells) and go
  * to the dense array in scan order. */
 /* Labelling hook for a map without a dominant region: keeps every run
@@ -299,7 +318,7 @@ static void keep_runs(void *ctx, uint32_t y, const uint32_t *x0, const uint32_t 
 }
 
 /* The small regions' runs from the labelling's list of every run: the
- * largest region's dropped, the others' off g0, with their ids. */
+ * largest region's dropped, the others' off terr, with their ids. */
 static cg_status small_runs(search *c, const cg__labeller *lb, uint32_t largest)
 {
     uint32_t *id = cg__malloc((lb->n ? lb->n : 1) * sizeof *id), nid = 0;
@@ -315,7 +334,7 @@ static cg_status small_runs(search *c, const cg__labeller *lb, uint32_t largest)
         if (reg == BIG)
             continue;
         const uint32_t y = r[j].key / c->w, x = r[j].key % c->w;
-        cg__set_span(c->g0 + at_of(c, y, 0), x, x + r[j].len, 0);
+        cg__set_span(c->terr + at_of(c, y, 0), x, x + r[j].len, 0);
         r[n++] = (srun){r[j].key, r[j].len, reg};
     }
     c->runs.n = n;
@@ -332,7 +351,7 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
         uint64_t *m = c->m0 + ((size_t)y + 1) * c->ncw, any = 0;
         for (size_t i = 0; i < c->nw; i++) {
             const uint64_t floor = ~gr[i] & in_map(c, i);
-            c->f0[at + i] = c->g0[at + i] = floor;
+            c->f0[at + i] = c->terr[at + i] = floor;
             m[i >> 6] |= (uint64_t)(floor != 0) << (i & 63);
             any |= floor;
         }
@@ -406,7 +425,7 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
         const size_t at = at_of(c, y, 0);
         uint64_t *m = c->s0 + ((size_t)y + 1) * c->ncw;
         for (size_t i = 0; i < c->nw; i++)
-            m[i >> 6] |= (uint64_t)((c->f0[at + i] & ~c->g0[at + i]) != 0) << (i & 63);
+            m[i >> 6] |= (uint64_t)((c->f0[at + i] & ~c->terr[at + i]) != 0) << (i & 63);
     }
     return CG_OK;
 }
@@ -459,25 +478,26 @@ INLINE void add_even(search *c, end a, end b)
         cg__connect_take(&c->k, &a, &b);
 }
 
-/* Computes word (y, i) of layer k into f1, g1 (over layer k - 2); returns
- * it. *small counts layer k's small cells; the work list has room. */
+/* Computes word (y, i) of layer k into f1 (over layer k - 2) and its
+ * largest-region cells into terr; returns it. (terr's words around hold
+ * cells of layer k already or not: & layer k - 1 drops them.) *small counts layer k's small cells;
+ * the work list has room. */
 INLINE uint64_t grow_word(search *c, uint32_t y, size_t i, uint32_t *small, uint64_t *has_small)
 {
     const size_t at = at_of(c, y, i), s = c->stride;
-    const uint64_t *f = c->f0, *g = c->g0;
+    const uint64_t *f = c->f0, *g = c->terr;
     const uint64_t f0 = f[at], fl = f[at - 1], fr = f[at + 1], fu = f[at - s], fd = f[at + s];
     const uint64_t n = dilate(f0, fl, fr, fu, fd) & ~f0 & ~c->f1[at] & in_map(c, i);
     c->f1[at] = n;
-    if (!n) {
-        c->g1[at] = 0;
+    if (!n)
         return 0;
-    }
-    const uint64_t g0 = g[at], gl = g[at - 1], gr = g[at + 1], gu = g[at - s], gd = g[at + s];
+    const uint64_t g0 = f0 & g[at], gl = fl & g[at - 1], gr = fr & g[at + 1], gu = fu & g[at - s],
+                   gd = fd & g[at + s];
     /* Ties go to the largest region: a cell beside its cells of layer k - 1
      * joins it. */
     const uint64_t b = n & dilate(g0, gl, gr, gu, gd), sm = n & ~b;
     const uint64_t xb = b & dilate(f0 & ~g0, fl & ~gl, fr & ~gr, fu & ~gu, fd & ~gd);
-    c->g1[at] = b;
+    c->terr[at] |= b;
     if (sm | xb)
         ((work *)c->work.p)[c->work.n++] = (work){sm, xb, (uint32_t)at, y};
     c->pre1[at - ((size_t)(y + 1) & ~(size_t)3) * s] = *small;
@@ -497,8 +517,9 @@ INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t
     /* The words left of word j through their own pointers (fml[j]), not as
      * fm[j - 1]: j - 1 wraps at j == 0. */
     const uint64_t *fm = c->f0 + at0, *fml = fm - 1, *fu = fm - s, *fd = fm + s;
-    const uint64_t *gm = c->g0 + at0, *gml = gm - 1, *gu = gm - s, *gd = gm + s;
-    uint64_t *f1 = c->f1 + at0, *g1 = c->g1 + at0;
+    uint64_t *gm = c->terr + at0;
+    const uint64_t *gml = gm - 1, *gu = gm - s, *gd = gm + s;
+    uint64_t *f1 = c->f1 + at0;
     uint32_t *pre = c->pre1 + at0 - ((size_t)(y + 1) & ~(size_t)3) * s, count = *small;
     work *wk = (work *)c->work.p + c->work.n;
     size_t wn = 0;
@@ -508,11 +529,12 @@ INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t
         const uint64_t f0 = fm[j], fl = fml[j], fr = fm[j + 1], fuj = fu[j], fdj = fd[j];
         uint64_t n = dilate(f0, fl, fr, fuj, fdj) & ~f0 & ~f1[j];
         n &= j == lastj ? c->last : ~UINT64_C(0);
-        const uint64_t g0 = gm[j], gl = gml[j], gr = gm[j + 1], guj = gu[j], gdj = gd[j];
+        const uint64_t tj = gm[j], g0 = f0 & tj, gl = fl & gml[j], gr = fr & gm[j + 1];
+        const uint64_t guj = fuj & gu[j], gdj = fdj & gd[j];
         const uint64_t b = n & dilate(g0, gl, gr, guj, gdj), sm = n & ~b;
         const uint64_t xb = b & dilate(f0 & ~g0, fl & ~gl, fr & ~gr, fuj & ~guj, fdj & ~gdj);
         f1[j] = n;
-        g1[j] = b;
+        gm[j] = tj | b;
         pre[j] = count;
         count += (uint32_t)__builtin_popcountll(sm);
         wk[wn] = (work){sm, xb, (uint32_t)(at0 + j), y};
@@ -544,8 +566,9 @@ AVX2_ATTR static uint64_t grow_span_avx2(search *c, uint32_t y, size_t i0, size_
 {
     const size_t s = c->stride, at0 = at_of(c, y, i0);
     const uint64_t *fm = c->f0 + at0, *fu = fm - s, *fd = fm + s;
-    const uint64_t *gm = c->g0 + at0, *gu = gm - s, *gd = gm + s;
-    uint64_t *f1 = c->f1 + at0, *g1 = c->g1 + at0;
+    uint64_t *gm = c->terr + at0;
+    const uint64_t *gu = gm - s, *gd = gm + s;
+    uint64_t *f1 = c->f1 + at0;
     uint32_t *pre = c->pre1 + at0 - ((size_t)(y + 1) & ~(size_t)3) * s, count = *small;
     work *wk = (work *)c->work.p + c->work.n;
     size_t wn = 0;
@@ -576,11 +599,13 @@ AVX2_ATTR static uint64_t grow_span_avx2(search *c, uint32_t y, size_t i0, size_
             keep[lastj - j] = c->last;
             n = _mm256_and_si256(n, _mm256_loadu_si256((const __m256i *)keep));
         }
-        const __m256i g0 = _mm256_maskload_epi64(lg + j, lm),
-                      gl = _mm256_maskload_epi64(lgl + j, lm);
-        const __m256i gr = _mm256_maskload_epi64(lgr + j, lm),
-                      guj = _mm256_maskload_epi64(lgu + j, lm);
-        const __m256i gdj = _mm256_maskload_epi64(lgd + j, lm);
+        /* The largest region's cells of layer k - 1 (terr & layer k - 1). */
+        const __m256i t0 = _mm256_maskload_epi64(lg + j, lm);
+        const __m256i g0 = _mm256_and_si256(f0, t0);
+        const __m256i gl = _mm256_and_si256(fl, _mm256_maskload_epi64(lgl + j, lm));
+        const __m256i gr = _mm256_and_si256(fr, _mm256_maskload_epi64(lgr + j, lm));
+        const __m256i guj = _mm256_and_si256(fuj, _mm256_maskload_epi64(lgu + j, lm));
+        const __m256i gdj = _mm256_and_si256(fdj, _mm256_maskload_epi64(lgd + j, lm));
         const __m256i b = _mm256_and_si256(n, dilate4(g0, gl, gr, guj, gdj));
         const __m256i sm = _mm256_andnot_si256(b, n);
         const __m256i xb =
@@ -588,7 +613,7 @@ AVX2_ATTR static uint64_t grow_span_avx2(search *c, uint32_t y, size_t i0, size_
                                         _mm256_andnot_si256(gr, fr), _mm256_andnot_si256(guj, fuj),
                                         _mm256_andnot_si256(gdj, fdj)));
         _mm256_maskstore_epi64((long long *)f1 + j, lm, n);
-        _mm256_maskstore_epi64((long long *)g1 + j, lm, b);
+        _mm256_maskstore_epi64((long long *)gm + j, lm, _mm256_or_si256(t0, b));
         uint64_t vn[4], vs[4], vx[4];
         _mm256_storeu_si256((__m256i *)vn, n);
         _mm256_storeu_si256((__m256i *)vs, sm);
@@ -628,8 +653,9 @@ AVX512_ATTR static uint64_t grow_span_avx512(search *c, uint32_t y, size_t i0, s
 {
     const size_t s = c->stride, at0 = at_of(c, y, i0);
     const uint64_t *fm = c->f0 + at0, *fml = fm - 1, *fmr = fm + 1, *fu = fm - s, *fd = fm + s;
-    const uint64_t *gm = c->g0 + at0, *gml = gm - 1, *gmr = gm + 1, *gu = gm - s, *gd = gm + s;
-    uint64_t *f1 = c->f1 + at0, *g1 = c->g1 + at0;
+    uint64_t *gm = c->terr + at0;
+    const uint64_t *gml = gm - 1, *gmr = gm + 1, *gu = gm - s, *gd = gm + s;
+    uint64_t *f1 = c->f1 + at0;
     uint32_t *pre = c->pre1 + at0 - ((size_t)(y + 1) & ~(size_t)3) * s, count = *small;
     work *wk = (work *)c->work.p + c->work.n;
     size_t wn = 0;
@@ -650,11 +676,13 @@ AVX512_ATTR static uint64_t grow_span_avx512(search *c, uint32_t y, size_t i0, s
         if (lastj - j < 8)
             n = _mm512_mask_and_epi64(n, (__mmask8)(1u << (lastj - j)), n,
                                       _mm512_set1_epi64((long long)c->last));
-        const __m512i g0 = _mm512_maskz_loadu_epi64(lm, gm + j);
-        const __m512i gl = _mm512_maskz_loadu_epi64(lm, gml + j);
-        const __m512i gr = _mm512_maskz_loadu_epi64(lm, gmr + j);
-        const __m512i guj = _mm512_maskz_loadu_epi64(lm, gu + j);
-        const __m512i gdj = _mm512_maskz_loadu_epi64(lm, gd + j);
+        /* The largest region's cells of layer k - 1 (terr & layer k - 1). */
+        const __m512i t0 = _mm512_maskz_loadu_epi64(lm, gm + j);
+        const __m512i g0 = _mm512_and_si512(f0, t0);
+        const __m512i gl = _mm512_and_si512(fl, _mm512_maskz_loadu_epi64(lm, gml + j));
+        const __m512i gr = _mm512_and_si512(fr, _mm512_maskz_loadu_epi64(lm, gmr + j));
+        const __m512i guj = _mm512_and_si512(fuj, _mm512_maskz_loadu_epi64(lm, gu + j));
+        const __m512i gdj = _mm512_and_si512(fdj, _mm512_maskz_loadu_epi64(lm, gd + j));
         const __m512i b = _mm512_and_si512(n, dilate8(g0, gl, gr, guj, gdj));
         const __m512i sm = _mm512_andnot_si512(b, n);
         const __m512i xb =
@@ -662,7 +690,7 @@ AVX512_ATTR static uint64_t grow_span_avx512(search *c, uint32_t y, size_t i0, s
                                         _mm512_andnot_si512(gr, fr), _mm512_andnot_si512(guj, fuj),
                                         _mm512_andnot_si512(gdj, fdj)));
         _mm512_mask_storeu_epi64(f1 + j, lm, n);
-        _mm512_mask_storeu_epi64(g1 + j, lm, b);
+        _mm512_mask_storeu_epi64(gm + j, lm, _mm512_or_si512(t0, b));
         /* Each word's count of small cells before it: an exclusive prefix
          * sum of the lanes' popcounts (masked-off lanes count 0). */
         const __m512i pc = _mm512_popcnt_epi64(sm);
@@ -717,7 +745,7 @@ INLINE void fill_pre0(search *c, uint32_t r, uint32_t *total)
         for (uint64_t bits = m[ci]; bits; bits &= bits - 1) {
             const size_t i = ci * 64 + (size_t)__builtin_ctzll(bits);
             p[i] = q[i] = t;
-            t += (uint32_t)__builtin_popcountll(c->f0[at + i] & ~c->g0[at + i]);
+            t += (uint32_t)__builtin_popcountll(c->f0[at + i] & ~c->terr[at + i]);
         }
     /* Whether any of the row's small cells (ranks *total .. t - 1) had the
      * out bit: if none around a word has, no lookup is needed there. */
@@ -868,7 +896,7 @@ INLINE void cell_edges(search *c, size_t at, uint32_t cell, unsigned b, uint32_t
  * owners and edges together. */
 INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
 {
-    const uint64_t *f = c->f0, *t = c->g0, *n = c->f1, *bg = c->g1;
+    const uint64_t *f = c->f0, *t = c->terr, *n = c->f1;
     const size_t s = c->stride, at = wk->at;
     const uint32_t w = c->w, y = wk->y;
     const uint32_t x0 = (uint32_t)((at - ((size_t)y + 1) * s - 1) * 64);
@@ -878,8 +906,8 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
     const uint64_t f0 = f[at] & ~t[at], fl = f[at - 1] & ~t[at - 1], fr = f[at + 1] & ~t[at + 1];
     const uint64_t fleft = (f0 << 1) | (fl >> 63), fright = (f0 >> 1) | (fr << 63);
     /* Layer k around the word: the largest region's cells, small cells. */
-    const uint64_t bu = bg[at - s], bd = bg[at + s];
-    const uint64_t b0 = bg[at], bl = bg[at - 1], br = bg[at + 1];
+    const uint64_t bu = n[at - s] & t[at - s], bd = n[at + s] & t[at + s];
+    const uint64_t b0 = n[at] & t[at], bl = n[at - 1] & t[at - 1], br = n[at + 1] & t[at + 1];
     const uint64_t bleft = (b0 << 1) | (bl >> 63), bright = (b0 >> 1) | (br << 63);
     const uint64_t nu = n[at - s] & ~bu, nl = n[at - 1] & ~bl;
     const uint64_t sm = wk->s, nleft = (sm << 1) | (nl >> 63);
@@ -1111,7 +1139,7 @@ INLINE cg_status layer(search *c, uint32_t k, int first)
             /* Words left of layer k - 2 that layer k does not reach. */
             for (uint64_t old = mine[ci] & ~cand; old; old &= old - 1) {
                 const size_t at = at_of(c, y, ci * 64 + (size_t)__builtin_ctzll(old));
-                c->f1[at] = c->g1[at] = 0;
+                c->f1[at] = 0;
             }
             const size_t words = ci + 1 < ncw || !(c->nw & 63) ? 64 : c->nw & 63;
             const uint64_t full = words == 64 ? ~UINT64_C(0) : (UINT64_C(1) << words) - 1;
@@ -1158,9 +1186,6 @@ static void advance(search *c)
     uint64_t *t = c->f0;
     c->f0 = c->f1;
     c->f1 = t;
-    t = c->g0;
-    c->g0 = c->g1;
-    c->g1 = t;
     t = c->m0;
     c->m0 = c->m1;
     c->m1 = t;
@@ -1211,10 +1236,7 @@ __attribute__((target("popcnt,bmi,bmi2,lzcnt"))) static cg_status layers_popcnt(
 
 static void search_free(search *c)
 {
-    cg__free(c->f0);
-    cg__free(c->f1);
-    cg__free(c->g0);
-    cg__free(c->g1);
+    cg__free(c->boards);
     cg__free(c->out_up);
     cg__free(c->out);
     cg__free(c->inbig);
@@ -1319,10 +1341,20 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.work.elem = sizeof(work);
     c.odd.elem = sizeof(edge);
     const size_t words = c.stride * ((size_t)c.h + 2), mwords = c.ncw * ((size_t)c.h + 2);
-    c.f0 = cg__calloc(words, sizeof(uint64_t));
-    c.f1 = cg__calloc(words, sizeof(uint64_t));
-    c.g0 = cg__calloc(words, sizeof(uint64_t));
-    c.g1 = cg__calloc(words, sizeof(uint64_t));
+    /* The three bitboards in one block, on huge pages where the system
+     * gives them: fewer page faults and TLB misses over the layers. */
+    if (words > SIZE_MAX / 3 / sizeof(uint64_t)) {
+        cg__labeller_free(&lb);
+        cg__free(c.runs.p);
+        return CG_EOVERFLOW;
+    }
+    c.boards = cg__calloc(3 * words, sizeof(uint64_t));
+    if (c.boards) {
+        advise_huge(c.boards, 3 * words * sizeof(uint64_t));
+        c.f0 = c.boards;
+        c.f1 = c.boards + words;
+        c.terr = c.boards + 2 * words;
+    }
     c.out_up = cg__calloc(c.stride, sizeof(uint64_t));
     c.out = cg__calloc(c.stride, sizeof(uint64_t));
     c.pre0 = cg__malloc(8 * c.stride * sizeof(uint32_t));
@@ -1341,8 +1373,8 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.k.big_at = big_at;
     c.k.ctx = &c;
     c.k.width = width;
-    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.out_up || !c.out || !c.pre0 || !c.pre1 || !c.m0 ||
-        !c.m1 || !c.s0 || !c.s1 || !c.rows0 || !c.rows1 || !c.rows)
+    if (!c.boards || !c.out_up || !c.out || !c.pre0 || !c.pre1 || !c.m0 || !c.m1 || !c.s0 ||
+        !c.s1 || !c.rows0 || !c.rows1 || !c.rows)
         st = CG_ENOMEM;
 #if defined(GROW_X86)
     /* The dense rows' copy for the kernel path (tests force each), inside
