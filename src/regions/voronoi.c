@@ -87,30 +87,11 @@ typedef struct vec {
     size_t n, cap, elem;
 } vec;
 
-static cg_status vec_grow(vec *v, size_t more)
-{
-    size_t cap = v->cap ? v->cap : 1024;
-    while (cap < v->n + more) {
-        if (cap > SIZE_MAX / 2 / v->elem)
-            return CG_EOVERFLOW;
-        cap *= 2;
-    }
-    void *p = cg__realloc(v->p, cap * v->elem);
-    if (!p)
-        return CG_ENOMEM;
-    v->p = p;
-    v->cap = cap;
-    return CG_OK;
-}
-
-INLINE cg_status vec_reserve(vec *v, size_t more)
-{
-    return v->n + more <= v->cap ? CG_OK : vec_grow(v, more);
-}
-
 /* Huge pages for the whole 2 MiB pages inside a large block: advice only,
  * ignored where not supported (the pages are not touched yet: calloc's
- * large blocks come from the system zeroed). */
+ * large blocks come from the system zeroed). Lists get it from HUGE_LIST
+ * bytes on. */
+#define HUGE_LIST ((size_t)4 << 20)
 static void advise_huge(void *p, size_t bytes)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -123,6 +104,29 @@ static void advise_huge(void *p, size_t bytes)
     (void)p;
     (void)bytes;
 #endif
+}
+
+static cg_status vec_grow(vec *v, size_t more)
+{
+    size_t cap = v->cap ? v->cap : 1024;
+    while (cap < v->n + more) {
+        if (cap > SIZE_MAX / 2 / v->elem)
+            return CG_EOVERFLOW;
+        cap *= 2;
+    }
+    void *p = cg__realloc(v->p, cap * v->elem);
+    if (!p)
+        return CG_ENOMEM;
+    if (cap * v->elem >= HUGE_LIST) /* the fronts' cells, the runs: reserved up front */
+        advise_huge(p, cap * v->elem);
+    v->p = p;
+    v->cap = cap;
+    return CG_OK;
+}
+
+INLINE cg_status vec_reserve(vec *v, size_t more)
+{
+    return v->n + more <= v->cap ? CG_OK : vec_grow(v, more);
 }
 
 /* Bitboards are framed: a zero word each side of a row, a zero row above
@@ -274,6 +278,8 @@ static cg_status sort_runs(search *c)
     const uint64_t max = (uint64_t)c->w * c->h;
     const uint32_t mask = (1u << DIGIT) - 1;
     srun *a = c->runs.p, *b = cg__malloc((n ? n : 1) * sizeof *b);
+    if (b && n * sizeof *b >= HUGE_LIST)
+        advise_huge(b, n * sizeof *b);
     size_t *count = cg__malloc(((size_t)mask + 2) * sizeof *count);
     if (!b || !count) {
         cg__free(b);
