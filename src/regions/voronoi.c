@@ -1098,6 +1098,25 @@ static size_t rows_of_layer(search *c)
     return n;
 }
 
+/* Layer k's out bits again, once the layer's edges are taken: a region
+ * joined to the largest since its cell was placed is inside for good (joins
+ * are never undone), so more words of layer k + 1 take meet_word's path
+ * without a test per cell. */
+static void refresh_out(search *c)
+{
+    uint64_t *o = c->out1.p;
+    const fcell *cell = c->cells1.p;
+    for (size_t wi = 0; wi < c->out1.n; wi++) {
+        uint64_t keep = o[wi];
+        for (uint64_t m = keep; m; m &= m - 1) {
+            const unsigned b = (unsigned)__builtin_ctzll(m);
+            if (!outside(c, cell[wi * 64 + b].reg))
+                keep &= ~(UINT64_C(1) << b);
+        }
+        o[wi] = keep;
+    }
+}
+
 /* Layer k, row by row: a row's words (those beside layer k - 1's words),
  * then the per-cell work of the row above, whose neighbourhood is now
  * known. Returns early once one region is left. */
@@ -1183,6 +1202,8 @@ INLINE cg_status layer(search *c, uint32_t k, int first)
         if ((st = meet_word(c, &((const work *)c->work.p)[done], k, first)) != CG_OK)
             return st;
     take_edges(c);
+    if (c->k.regions > 1)
+        refresh_out(c);
     return CG_OK;
 }
 
