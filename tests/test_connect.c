@@ -15,6 +15,10 @@
 #include "oracle.h"
 #include "testutil.h"
 #include "region_oracle.h"
+/* The test-only hook that forces a kernel code path (cg__set_kernel_path):
+ * the row-by-row search computes its dense rows with the AVX2 copy on the
+ * AVX2 path, the AVX-512 one on the AVX-512 paths. */
+#include "core/cpu.h"
 
 /* Internal (src/regions/regions.h): the step's body, which also counts corridors. */
 cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors);
@@ -293,6 +297,52 @@ static void the_row_search_carves_what_its_twin_carves(void **state)
         }
     }
     cg__regions_force_base(0);
+}
+
+/* Every kernel path forced in turn (the row-by-row search's dense rows:
+ * portable, AVX2, AVX-512), against the twin: rows of 1 to 65 words, so
+ * the vector copies' last lanes, part-filled vectors and two 64-word spans
+ * a row are all met, on odd heights and every map pattern, many seeds. */
+static void every_kernel_path_carves_what_the_twin_carves(void **state)
+{
+    (void)state;
+    static const int widths[] = {1, 2, 63, 64, 65, 131, 191, 257, 520, 1000, 4100};
+    static const int heights[] = {1, 3, 17, 33, 65};
+    uint64_t rng = 0x9a7b;
+    for (int path = 0; path < CG__PATH_COUNT; path++) {
+        if (!cg__kernel_path_available(path))
+            continue;
+        assert_int_equal(cg__set_kernel_path(path), 0);
+        for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+            for (size_t hi = 0; hi < sizeof heights / sizeof heights[0]; hi++) {
+                const int w = widths[wi], h = heights[hi];
+                if ((int64_t)w * h > 70000 && hi > 2)
+                    continue; /* the widest rows on low maps only */
+                for (int kind = 0; kind < 12; kind++) {
+                    uint8_t *cells = twin_map(w, h, kind, &rng);
+                    const uint32_t width = (uint32_t)tu_range(&rng, 1, 3);
+                    cg_grid *fast = tu_grid_from_cells(cells, w, h);
+                    cg_grid *twin = tu_grid_from_cells(cells, w, h);
+                    uint64_t nf = 0, nt = 0;
+                    assert_int_equal(cg__connect(fast, width, &nf), CG_OK);
+                    cg__connect_force_base(1);
+                    assert_int_equal(cg__connect(twin, width, &nt), CG_OK);
+                    cg__connect_force_base(0);
+                    if (!tu_grids_equal(fast, twin) || nf != nt) {
+                        print_error("%dx%d, map kind %d, width %u, path %s: %llu corridors, "
+                                    "twin %llu%s\n",
+                                    w, h, kind, width, cg__kernel_path_name(path),
+                                    (unsigned long long)nf, (unsigned long long)nt,
+                                    tu_grids_equal(fast, twin) ? "" : ", cells differ");
+                        fail();
+                    }
+                    cg_grid_free(fast);
+                    cg_grid_free(twin);
+                    free(cells);
+                }
+            }
+    }
+    assert_int_equal(cg__set_kernel_path(CG__PATH_AUTO), 0);
 }
 
 /* The same on random sizes, and through `connect largest=N`. */
@@ -722,6 +772,7 @@ int main(void)
         cmocka_unit_test(connect_largest_of_all_regions_is_connect),
         cmocka_unit_test(connect_largest_2_joins_the_two_largest_at_their_closest_cells),
         cmocka_unit_test(bad_connect_options_are_rejected_with_their_column),
+        cmocka_unit_test(every_kernel_path_carves_what_the_twin_carves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,13 +33,25 @@
  * Which words of a row to compute: a per-row bitmask of the front's
  * nonzero words, dilated by one word and one row, so a sparse front costs
  * in proportion to its words and a dense one streams the rows. */
+#if defined(__linux__)
+#define _DEFAULT_SOURCE /* madvise */
+#include <sys/mman.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/grid.h"
 #include "core/mem.h"
 #include "regions/connect.h"
 #include "regions/regions.h"
+
+/* The AVX2 and AVX-512 copies of a layer's dense rows (grow_span_avx2,
+ * grow_span_avx512): x86-64 only (64-bit popcounts of lanes). */
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define GROW_X86 1
+#endif
 
 #define INLINE static inline __attribute__((always_inline))
 #define NONE CG__NONE
@@ -75,6 +87,25 @@ typedef struct vec {
     size_t n, cap, elem;
 } vec;
 
+/* Huge pages for the whole 2 MiB pages inside a large block: advice only,
+ * ignored where not supported (the pages are not touched yet: calloc's
+ * large blocks come from the system zeroed). Lists get it from HUGE_LIST
+ * bytes on. */
+#define HUGE_LIST ((size_t)4 << 20)
+static void advise_huge(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    const uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    const uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (e > a)
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
 static cg_status vec_grow(vec *v, size_t more)
 {
     size_t cap = v->cap ? v->cap : 1024;
@@ -86,6 +117,8 @@ static cg_status vec_grow(vec *v, size_t more)
     void *p = cg__realloc(v->p, cap * v->elem);
     if (!p)
         return CG_ENOMEM;
+    if (cap * v->elem >= HUGE_LIST) /* the fronts' cells, the runs: reserved up front */
+        advise_huge(p, cap * v->elem);
     v->p = p;
     v->cap = cap;
     return CG_OK;
@@ -105,8 +138,10 @@ typedef struct search {
     uint32_t w, h;
     size_t nw, stride, ncw;
     uint64_t last;          /* in-map bits of a row's last word */
+    uint64_t *boards;       /* the block holding f0, f1 and terr */
     uint64_t *f0, *f1;      /* layer k - 1; layer k (layer k - 2 until overwritten) */
-    uint64_t *g0, *g1;      /* the largest region's cells of f0, f1 */
+    uint64_t *terr;         /* the largest region's territory, all layers so far: its cells
+                               of a layer are that layer's bitboard & terr */
     uint64_t *out_up, *out; /* per word of the row above, of this row: small cells of layer k
                                whose region was outside the largest's component */
     uint8_t *inbig;         /* per region: known to be joined to the largest */
@@ -130,6 +165,10 @@ typedef struct search {
     vec runs;           /* srun of the small regions' floor */
     size_t *run_row;    /* per row (and one more): its first run */
     vec stack;          /* the flood fill's runs to visit */
+    /* The copy of grow_span for the kernel path (AVX2, AVX-512), or NULL:
+     * the portable one, inlined. */
+    uint64_t (*grow)(struct search *c, uint32_t y, size_t i0, size_t cnt, uint32_t *small,
+                     uint64_t *has_small);
 } search;
 
 INLINE size_t at_of(const search *c, uint32_t y, size_t i)
@@ -179,7 +218,7 @@ typedef struct span {
     uint32_t y, x0, x1;
 } span;
 
-/* Takes x's floor run of row y into region reg: off g0, onto the lists. */
+/* Takes x's floor run of row y into region reg: off terr, onto the lists. */
 static cg_status take_run(search *c, uint32_t y, uint32_t x, uint32_t reg, uint32_t *x1)
 {
     const uint64_t *f = c->f0 + at_of(c, y, 0);
@@ -187,8 +226,8 @@ static cg_status take_run(search *c, uint32_t y, uint32_t x, uint32_t reg, uint3
     cg_status st;
     if ((st = vec_reserve(&c->runs, 1)) != CG_OK || (st = vec_reserve(&c->stack, 1)) != CG_OK)
         return st;
-    uint64_t *g = c->g0 + at_of(c, y, 0);
-    for (uint32_t from = a; from < b;) { /* off g0, a word at a time */
+    uint64_t *g = c->terr + at_of(c, y, 0);
+    for (uint32_t from = a; from < b;) { /* off terr, a word at a time */
         const uint32_t to = (from | 63) + 1 < b ? (from | 63) + 1 : b;
         const uint64_t hi = to & 63 ? (UINT64_C(1) << (to & 63)) - 1 : ~UINT64_C(0);
         g[from >> 6] &= ~(hi & (~UINT64_C(0) << (from & 63)));
@@ -201,7 +240,7 @@ static cg_status take_run(search *c, uint32_t y, uint32_t x, uint32_t reg, uint3
 }
 
 /* A scanline flood fill over runs of the region whose first cell is (x, y):
- * the cells still on g0 beside a run's are its region's. */
+ * the cells still on terr beside a run's are its region's. */
 static cg_status flood(search *c, uint32_t x, uint32_t y, uint32_t reg)
 {
     uint32_t b;
@@ -212,7 +251,7 @@ static cg_status flood(search *c, uint32_t x, uint32_t y, uint32_t reg)
             if ((dy < 0 && r.y == 0) || (dy > 0 && r.y + 1 >= c->h))
                 continue;
             const uint32_t ny = (uint32_t)((int64_t)r.y + dy);
-            const uint64_t *gr = c->g0 + at_of(c, ny, 0);
+            const uint64_t *gr = c->terr + at_of(c, ny, 0);
             uint32_t xx = r.x0;
             while (xx < r.x1 && st == CG_OK) {
                 const size_t wi = xx >> 6;
@@ -239,6 +278,8 @@ static cg_status sort_runs(search *c)
     const uint64_t max = (uint64_t)c->w * c->h;
     const uint32_t mask = (1u << DIGIT) - 1;
     srun *a = c->runs.p, *b = cg__malloc((n ? n : 1) * sizeof *b);
+    if (b && n * sizeof *b >= HUGE_LIST)
+        advise_huge(b, n * sizeof *b);
     size_t *count = cg__malloc(((size_t)mask + 2) * sizeof *count);
     if (!b || !count) {
         cg__free(b);
@@ -263,7 +304,7 @@ static cg_status sort_runs(search *c)
     return CG_OK;
 }
 
-/* Layer 0: all floor. The largest region's floor is on g0; the
+/* Layer 0: all floor. The largest region's floor is on terr; the
  * others' cells get ids 1..R-1 (in scan order of their first cells) and go
  * to the dense array in scan order. */
 /* Labelling hook for a map without a dominant region: keeps every run
@@ -283,7 +324,7 @@ static void keep_runs(void *ctx, uint32_t y, const uint32_t *x0, const uint32_t 
 }
 
 /* The small regions' runs from the labelling's list of every run: the
- * largest region's dropped, the others' off g0, with their ids. */
+ * largest region's dropped, the others' off terr, with their ids. */
 static cg_status small_runs(search *c, const cg__labeller *lb, uint32_t largest)
 {
     uint32_t *id = cg__malloc((lb->n ? lb->n : 1) * sizeof *id), nid = 0;
@@ -299,7 +340,7 @@ static cg_status small_runs(search *c, const cg__labeller *lb, uint32_t largest)
         if (reg == BIG)
             continue;
         const uint32_t y = r[j].key / c->w, x = r[j].key % c->w;
-        cg__set_span(c->g0 + at_of(c, y, 0), x, x + r[j].len, 0);
+        cg__set_span(c->terr + at_of(c, y, 0), x, x + r[j].len, 0);
         r[n++] = (srun){r[j].key, r[j].len, reg};
     }
     c->runs.n = n;
@@ -316,7 +357,7 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
         uint64_t *m = c->m0 + ((size_t)y + 1) * c->ncw, any = 0;
         for (size_t i = 0; i < c->nw; i++) {
             const uint64_t floor = ~gr[i] & in_map(c, i);
-            c->f0[at + i] = c->g0[at + i] = floor;
+            c->f0[at + i] = c->terr[at + i] = floor;
             m[i >> 6] |= (uint64_t)(floor != 0) << (i & 63);
             any |= floor;
         }
@@ -390,7 +431,7 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
         const size_t at = at_of(c, y, 0);
         uint64_t *m = c->s0 + ((size_t)y + 1) * c->ncw;
         for (size_t i = 0; i < c->nw; i++)
-            m[i >> 6] |= (uint64_t)((c->f0[at + i] & ~c->g0[at + i]) != 0) << (i & 63);
+            m[i >> 6] |= (uint64_t)((c->f0[at + i] & ~c->terr[at + i]) != 0) << (i & 63);
     }
     return CG_OK;
 }
@@ -443,25 +484,26 @@ INLINE void add_even(search *c, end a, end b)
         cg__connect_take(&c->k, &a, &b);
 }
 
-/* Computes word (y, i) of layer k into f1, g1 (over layer k - 2); returns
- * it. *small counts layer k's small cells; the work list has room. */
+/* Computes word (y, i) of layer k into f1 (over layer k - 2) and its
+ * largest-region cells into terr; returns it. (terr's words around hold
+ * cells of layer k already or not: & layer k - 1 drops them.) *small counts layer k's small cells;
+ * the work list has room. */
 INLINE uint64_t grow_word(search *c, uint32_t y, size_t i, uint32_t *small, uint64_t *has_small)
 {
     const size_t at = at_of(c, y, i), s = c->stride;
-    const uint64_t *f = c->f0, *g = c->g0;
+    const uint64_t *f = c->f0, *g = c->terr;
     const uint64_t f0 = f[at], fl = f[at - 1], fr = f[at + 1], fu = f[at - s], fd = f[at + s];
     const uint64_t n = dilate(f0, fl, fr, fu, fd) & ~f0 & ~c->f1[at] & in_map(c, i);
     c->f1[at] = n;
-    if (!n) {
-        c->g1[at] = 0;
+    if (!n)
         return 0;
-    }
-    const uint64_t g0 = g[at], gl = g[at - 1], gr = g[at + 1], gu = g[at - s], gd = g[at + s];
+    const uint64_t g0 = f0 & g[at], gl = fl & g[at - 1], gr = fr & g[at + 1], gu = fu & g[at - s],
+                   gd = fd & g[at + s];
     /* Ties go to the largest region: a cell beside its cells of layer k - 1
      * joins it. */
     const uint64_t b = n & dilate(g0, gl, gr, gu, gd), sm = n & ~b;
     const uint64_t xb = b & dilate(f0 & ~g0, fl & ~gl, fr & ~gr, fu & ~gu, fd & ~gd);
-    c->g1[at] = b;
+    c->terr[at] |= b;
     if (sm | xb)
         ((work *)c->work.p)[c->work.n++] = (work){sm, xb, (uint32_t)at, y};
     c->pre1[at - ((size_t)(y + 1) & ~(size_t)3) * s] = *small;
@@ -481,8 +523,9 @@ INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t
     /* The words left of word j through their own pointers (fml[j]), not as
      * fm[j - 1]: j - 1 wraps at j == 0. */
     const uint64_t *fm = c->f0 + at0, *fml = fm - 1, *fu = fm - s, *fd = fm + s;
-    const uint64_t *gm = c->g0 + at0, *gml = gm - 1, *gu = gm - s, *gd = gm + s;
-    uint64_t *f1 = c->f1 + at0, *g1 = c->g1 + at0;
+    uint64_t *gm = c->terr + at0;
+    const uint64_t *gml = gm - 1, *gu = gm - s, *gd = gm + s;
+    uint64_t *f1 = c->f1 + at0;
     uint32_t *pre = c->pre1 + at0 - ((size_t)(y + 1) & ~(size_t)3) * s, count = *small;
     work *wk = (work *)c->work.p + c->work.n;
     size_t wn = 0;
@@ -492,11 +535,12 @@ INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t
         const uint64_t f0 = fm[j], fl = fml[j], fr = fm[j + 1], fuj = fu[j], fdj = fd[j];
         uint64_t n = dilate(f0, fl, fr, fuj, fdj) & ~f0 & ~f1[j];
         n &= j == lastj ? c->last : ~UINT64_C(0);
-        const uint64_t g0 = gm[j], gl = gml[j], gr = gm[j + 1], guj = gu[j], gdj = gd[j];
+        const uint64_t tj = gm[j], g0 = f0 & tj, gl = fl & gml[j], gr = fr & gm[j + 1];
+        const uint64_t guj = fuj & gu[j], gdj = fdj & gd[j];
         const uint64_t b = n & dilate(g0, gl, gr, guj, gdj), sm = n & ~b;
         const uint64_t xb = b & dilate(f0 & ~g0, fl & ~gl, fr & ~gr, fuj & ~guj, fdj & ~gdj);
         f1[j] = n;
-        g1[j] = b;
+        gm[j] = tj | b;
         pre[j] = count;
         count += (uint32_t)__builtin_popcountll(sm);
         wk[wn] = (work){sm, xb, (uint32_t)(at0 + j), y};
@@ -509,6 +553,180 @@ INLINE uint64_t grow_span(search *c, uint32_t y, size_t i0, size_t cnt, uint32_t
     *small = count;
     return nz;
 }
+
+#if defined(GROW_X86)
+/* grow_span four words at a time (AVX2): the layer's words, their largest-
+ * region cells and the work masks as vectors; the counts, the work list and
+ * the row masks lane by lane. Same words out as grow_span. */
+#define AVX2_ATTR __attribute__((target("avx2,popcnt,bmi,bmi2")))
+
+AVX2_ATTR static inline __m256i dilate4(__m256i w0, __m256i wl, __m256i wr, __m256i wu, __m256i wd)
+{
+    const __m256i h = _mm256_or_si256(_mm256_slli_epi64(w0, 1), _mm256_srli_epi64(w0, 1));
+    const __m256i e = _mm256_or_si256(_mm256_srli_epi64(wl, 63), _mm256_slli_epi64(wr, 63));
+    return _mm256_or_si256(_mm256_or_si256(w0, h), _mm256_or_si256(e, _mm256_or_si256(wu, wd)));
+}
+
+AVX2_ATTR static uint64_t grow_span_avx2(search *c, uint32_t y, size_t i0, size_t cnt,
+                                         uint32_t *small, uint64_t *has_small)
+{
+    const size_t s = c->stride, at0 = at_of(c, y, i0);
+    const uint64_t *fm = c->f0 + at0, *fu = fm - s, *fd = fm + s;
+    uint64_t *gm = c->terr + at0;
+    const uint64_t *gu = gm - s, *gd = gm + s;
+    uint64_t *f1 = c->f1 + at0;
+    uint32_t *pre = c->pre1 + at0 - ((size_t)(y + 1) & ~(size_t)3) * s, count = *small;
+    work *wk = (work *)c->work.p + c->work.n;
+    size_t wn = 0;
+    uint64_t nz = 0, hs = 0;
+    const size_t lastj = i0 + cnt == c->nw ? cnt - 1 : SIZE_MAX;
+    /* Loads and stores through pointers of their own, at the word left of
+     * j too (fm - 1 + j: never an index below zero). */
+    const long long *lf = (const long long *)fm, *lfl = (const long long *)(fm - 1);
+    const long long *lfr = (const long long *)(fm + 1), *lfu = (const long long *)fu,
+                    *lfd = (const long long *)fd;
+    const long long *lg = (const long long *)gm, *lgl = (const long long *)(gm - 1);
+    const long long *lgr = (const long long *)(gm + 1), *lgu = (const long long *)gu,
+                    *lgd = (const long long *)gd;
+    for (size_t j = 0; j < cnt; j += 4) {
+        const size_t left = cnt - j;
+        /* Lanes past the span: masked off (never loaded or stored). */
+        const __m256i lm = _mm256_cmpgt_epi64(_mm256_set1_epi64x((long long)(left < 4 ? left : 4)),
+                                              _mm256_setr_epi64x(0, 1, 2, 3));
+        const __m256i f0 = _mm256_maskload_epi64(lf + j, lm),
+                      fl = _mm256_maskload_epi64(lfl + j, lm);
+        const __m256i fr = _mm256_maskload_epi64(lfr + j, lm),
+                      fuj = _mm256_maskload_epi64(lfu + j, lm);
+        const __m256i fdj = _mm256_maskload_epi64(lfd + j, lm);
+        const __m256i old = _mm256_maskload_epi64((const long long *)f1 + j, lm);
+        __m256i n = _mm256_andnot_si256(_mm256_or_si256(f0, old), dilate4(f0, fl, fr, fuj, fdj));
+        if (lastj - j < 4) {
+            uint64_t keep[4] = {~UINT64_C(0), ~UINT64_C(0), ~UINT64_C(0), ~UINT64_C(0)};
+            keep[lastj - j] = c->last;
+            n = _mm256_and_si256(n, _mm256_loadu_si256((const __m256i *)keep));
+        }
+        /* The largest region's cells of layer k - 1 (terr & layer k - 1). */
+        const __m256i t0 = _mm256_maskload_epi64(lg + j, lm);
+        const __m256i g0 = _mm256_and_si256(f0, t0);
+        const __m256i gl = _mm256_and_si256(fl, _mm256_maskload_epi64(lgl + j, lm));
+        const __m256i gr = _mm256_and_si256(fr, _mm256_maskload_epi64(lgr + j, lm));
+        const __m256i guj = _mm256_and_si256(fuj, _mm256_maskload_epi64(lgu + j, lm));
+        const __m256i gdj = _mm256_and_si256(fdj, _mm256_maskload_epi64(lgd + j, lm));
+        const __m256i b = _mm256_and_si256(n, dilate4(g0, gl, gr, guj, gdj));
+        const __m256i sm = _mm256_andnot_si256(b, n);
+        const __m256i xb =
+            _mm256_and_si256(b, dilate4(_mm256_andnot_si256(g0, f0), _mm256_andnot_si256(gl, fl),
+                                        _mm256_andnot_si256(gr, fr), _mm256_andnot_si256(guj, fuj),
+                                        _mm256_andnot_si256(gdj, fdj)));
+        _mm256_maskstore_epi64((long long *)f1 + j, lm, n);
+        _mm256_maskstore_epi64((long long *)gm + j, lm, _mm256_or_si256(t0, b));
+        uint64_t vn[4], vs[4], vx[4];
+        _mm256_storeu_si256((__m256i *)vn, n);
+        _mm256_storeu_si256((__m256i *)vs, sm);
+        _mm256_storeu_si256((__m256i *)vx, xb);
+        const size_t lanes = left < 4 ? left : 4;
+        for (size_t l = 0; l < lanes; l++) {
+            pre[j + l] = count;
+            count += (uint32_t)__builtin_popcountll(vs[l]);
+            wk[wn] = (work){vs[l], vx[l], (uint32_t)(at0 + j + l), y};
+            wn += (vs[l] | vx[l]) != 0;
+            nz |= (uint64_t)(vn[l] != 0) << (j + l);
+            hs |= (uint64_t)(vs[l] != 0) << (j + l);
+        }
+    }
+    *has_small = hs;
+    c->work.n += wn;
+    *small = count;
+    return nz;
+}
+
+/* grow_span eight words at a time (AVX-512 with VPOPCNTQ): the counts too
+ * (a prefix sum over the lanes), the row masks as mask registers, the work
+ * list written only for words with work. Same words out as grow_span. */
+#define AVX512_ATTR                                                                                \
+    __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx512vpopcntdq,popcnt,bmi,bmi2")))
+
+AVX512_ATTR static inline __m512i dilate8(__m512i w0, __m512i wl, __m512i wr, __m512i wu,
+                                          __m512i wd)
+{
+    const __m512i h = _mm512_or_si512(_mm512_slli_epi64(w0, 1), _mm512_srli_epi64(w0, 1));
+    const __m512i e = _mm512_or_si512(_mm512_srli_epi64(wl, 63), _mm512_slli_epi64(wr, 63));
+    return _mm512_or_si512(_mm512_or_si512(w0, h), _mm512_or_si512(e, _mm512_or_si512(wu, wd)));
+}
+
+AVX512_ATTR static uint64_t grow_span_avx512(search *c, uint32_t y, size_t i0, size_t cnt,
+                                             uint32_t *small, uint64_t *has_small)
+{
+    const size_t s = c->stride, at0 = at_of(c, y, i0);
+    const uint64_t *fm = c->f0 + at0, *fml = fm - 1, *fmr = fm + 1, *fu = fm - s, *fd = fm + s;
+    uint64_t *gm = c->terr + at0;
+    const uint64_t *gml = gm - 1, *gmr = gm + 1, *gu = gm - s, *gd = gm + s;
+    uint64_t *f1 = c->f1 + at0;
+    uint32_t *pre = c->pre1 + at0 - ((size_t)(y + 1) & ~(size_t)3) * s, count = *small;
+    work *wk = (work *)c->work.p + c->work.n;
+    size_t wn = 0;
+    uint64_t nz = 0, hs = 0;
+    const size_t lastj = i0 + cnt == c->nw ? cnt - 1 : SIZE_MAX;
+    const __m512i zero = _mm512_setzero_si512();
+    for (size_t j = 0; j < cnt; j += 8) {
+        const size_t left = cnt - j;
+        /* Lanes past the span: masked off (never loaded or stored). */
+        const __mmask8 lm = left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
+        const __m512i f0 = _mm512_maskz_loadu_epi64(lm, fm + j);
+        const __m512i fl = _mm512_maskz_loadu_epi64(lm, fml + j);
+        const __m512i fr = _mm512_maskz_loadu_epi64(lm, fmr + j);
+        const __m512i fuj = _mm512_maskz_loadu_epi64(lm, fu + j);
+        const __m512i fdj = _mm512_maskz_loadu_epi64(lm, fd + j);
+        const __m512i old = _mm512_maskz_loadu_epi64(lm, f1 + j);
+        __m512i n = _mm512_andnot_si512(_mm512_or_si512(f0, old), dilate8(f0, fl, fr, fuj, fdj));
+        if (lastj - j < 8)
+            n = _mm512_mask_and_epi64(n, (__mmask8)(1u << (lastj - j)), n,
+                                      _mm512_set1_epi64((long long)c->last));
+        /* The largest region's cells of layer k - 1 (terr & layer k - 1). */
+        const __m512i t0 = _mm512_maskz_loadu_epi64(lm, gm + j);
+        const __m512i g0 = _mm512_and_si512(f0, t0);
+        const __m512i gl = _mm512_and_si512(fl, _mm512_maskz_loadu_epi64(lm, gml + j));
+        const __m512i gr = _mm512_and_si512(fr, _mm512_maskz_loadu_epi64(lm, gmr + j));
+        const __m512i guj = _mm512_and_si512(fuj, _mm512_maskz_loadu_epi64(lm, gu + j));
+        const __m512i gdj = _mm512_and_si512(fdj, _mm512_maskz_loadu_epi64(lm, gd + j));
+        const __m512i b = _mm512_and_si512(n, dilate8(g0, gl, gr, guj, gdj));
+        const __m512i sm = _mm512_andnot_si512(b, n);
+        const __m512i xb =
+            _mm512_and_si512(b, dilate8(_mm512_andnot_si512(g0, f0), _mm512_andnot_si512(gl, fl),
+                                        _mm512_andnot_si512(gr, fr), _mm512_andnot_si512(guj, fuj),
+                                        _mm512_andnot_si512(gdj, fdj)));
+        _mm512_mask_storeu_epi64(f1 + j, lm, n);
+        _mm512_mask_storeu_epi64(gm + j, lm, _mm512_or_si512(t0, b));
+        /* Each word's count of small cells before it: an exclusive prefix
+         * sum of the lanes' popcounts (masked-off lanes count 0). */
+        const __m512i pc = _mm512_popcnt_epi64(sm);
+        __m512i sum = _mm512_add_epi64(pc, _mm512_alignr_epi64(pc, zero, 7));
+        sum = _mm512_add_epi64(sum, _mm512_alignr_epi64(sum, zero, 6));
+        sum = _mm512_add_epi64(sum, _mm512_alignr_epi64(sum, zero, 4));
+        const __m512i ex =
+            _mm512_add_epi64(_mm512_sub_epi64(sum, pc), _mm512_set1_epi64((long long)count));
+        _mm512_mask_cvtepi64_storeu_epi32(pre + j, lm, ex);
+        count += (uint32_t)_mm512_reduce_add_epi64(pc);
+        nz |= (uint64_t)_mm512_test_epi64_mask(n, n) << j;
+        hs |= (uint64_t)_mm512_test_epi64_mask(sm, sm) << j;
+        const __mmask8 wm =
+            _mm512_test_epi64_mask(_mm512_or_si512(sm, xb), _mm512_or_si512(sm, xb));
+        if (wm) {
+            uint64_t vs[8], vx[8];
+            _mm512_storeu_si512(vs, sm);
+            _mm512_storeu_si512(vx, xb);
+            for (unsigned m = wm; m; m &= m - 1) {
+                const unsigned l = (unsigned)__builtin_ctz(m);
+                wk[wn++] = (work){vs[l], vx[l], (uint32_t)(at0 + j + l), y};
+            }
+        }
+    }
+    *has_small = hs;
+    c->work.n += wn;
+    *small = count;
+    return nz;
+}
+#endif
 
 /* The small cell of layer k - 1 at bit b of word wi, whose small mask is m;
  * cell is its index. Layer 0 keeps only regions (first): a floor cell is its
@@ -533,7 +751,7 @@ INLINE void fill_pre0(search *c, uint32_t r, uint32_t *total)
         for (uint64_t bits = m[ci]; bits; bits &= bits - 1) {
             const size_t i = ci * 64 + (size_t)__builtin_ctzll(bits);
             p[i] = q[i] = t;
-            t += (uint32_t)__builtin_popcountll(c->f0[at + i] & ~c->g0[at + i]);
+            t += (uint32_t)__builtin_popcountll(c->f0[at + i] & ~c->terr[at + i]);
         }
     /* Whether any of the row's small cells (ranks *total .. t - 1) had the
      * out bit: if none around a word has, no lookup is needed there. */
@@ -684,7 +902,7 @@ INLINE void cell_edges(search *c, size_t at, uint32_t cell, unsigned b, uint32_t
  * owners and edges together. */
 INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
 {
-    const uint64_t *f = c->f0, *t = c->g0, *n = c->f1, *bg = c->g1;
+    const uint64_t *f = c->f0, *t = c->terr, *n = c->f1;
     const size_t s = c->stride, at = wk->at;
     const uint32_t w = c->w, y = wk->y;
     const uint32_t x0 = (uint32_t)((at - ((size_t)y + 1) * s - 1) * 64);
@@ -694,8 +912,8 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
     const uint64_t f0 = f[at] & ~t[at], fl = f[at - 1] & ~t[at - 1], fr = f[at + 1] & ~t[at + 1];
     const uint64_t fleft = (f0 << 1) | (fl >> 63), fright = (f0 >> 1) | (fr << 63);
     /* Layer k around the word: the largest region's cells, small cells. */
-    const uint64_t bu = bg[at - s], bd = bg[at + s];
-    const uint64_t b0 = bg[at], bl = bg[at - 1], br = bg[at + 1];
+    const uint64_t bu = n[at - s] & t[at - s], bd = n[at + s] & t[at + s];
+    const uint64_t b0 = n[at] & t[at], bl = n[at - 1] & t[at - 1], br = n[at + 1] & t[at + 1];
     const uint64_t bleft = (b0 << 1) | (bl >> 63), bright = (b0 >> 1) | (br << 63);
     const uint64_t nu = n[at - s] & ~bu, nl = n[at - 1] & ~bl;
     const uint64_t sm = wk->s, nleft = (sm << 1) | (nl >> 63);
@@ -880,6 +1098,25 @@ static size_t rows_of_layer(search *c)
     return n;
 }
 
+/* Layer k's out bits again, once the layer's edges are taken: a region
+ * joined to the largest since its cell was placed is inside for good (joins
+ * are never undone), so more words of layer k + 1 take meet_word's path
+ * without a test per cell. */
+static void refresh_out(search *c)
+{
+    uint64_t *o = c->out1.p;
+    const fcell *cell = c->cells1.p;
+    for (size_t wi = 0; wi < c->out1.n; wi++) {
+        uint64_t keep = o[wi];
+        for (uint64_t m = keep; m; m &= m - 1) {
+            const unsigned b = (unsigned)__builtin_ctzll(m);
+            if (!outside(c, cell[wi * 64 + b].reg))
+                keep &= ~(UINT64_C(1) << b);
+        }
+        o[wi] = keep;
+    }
+}
+
 /* Layer k, row by row: a row's words (those beside layer k - 1's words),
  * then the per-cell work of the row above, whose neighbourhood is now
  * known. Returns early once one region is left. */
@@ -927,12 +1164,14 @@ INLINE cg_status layer(search *c, uint32_t k, int first)
             /* Words left of layer k - 2 that layer k does not reach. */
             for (uint64_t old = mine[ci] & ~cand; old; old &= old - 1) {
                 const size_t at = at_of(c, y, ci * 64 + (size_t)__builtin_ctzll(old));
-                c->f1[at] = c->g1[at] = 0;
+                c->f1[at] = 0;
             }
             const size_t words = ci + 1 < ncw || !(c->nw & 63) ? 64 : c->nw & 63;
             const uint64_t full = words == 64 ? ~UINT64_C(0) : (UINT64_C(1) << words) - 1;
             uint64_t nz = 0, hs = 0;
-            if (cand == full)
+            if (cand == full && c->grow)
+                nz = c->grow(c, y, ci * 64, words, &small, &hs);
+            else if (cand == full)
                 nz = grow_span(c, y, ci * 64, words, &small, &hs);
             else
                 for (uint64_t bits = cand; bits; bits &= bits - 1) {
@@ -963,6 +1202,8 @@ INLINE cg_status layer(search *c, uint32_t k, int first)
         if ((st = meet_word(c, &((const work *)c->work.p)[done], k, first)) != CG_OK)
             return st;
     take_edges(c);
+    if (c->k.regions > 1)
+        refresh_out(c);
     return CG_OK;
 }
 
@@ -972,9 +1213,6 @@ static void advance(search *c)
     uint64_t *t = c->f0;
     c->f0 = c->f1;
     c->f1 = t;
-    t = c->g0;
-    c->g0 = c->g1;
-    c->g1 = t;
     t = c->m0;
     c->m0 = c->m1;
     c->m1 = t;
@@ -1025,10 +1263,7 @@ __attribute__((target("popcnt,bmi,bmi2,lzcnt"))) static cg_status layers_popcnt(
 
 static void search_free(search *c)
 {
-    cg__free(c->f0);
-    cg__free(c->f1);
-    cg__free(c->g0);
-    cg__free(c->g1);
+    cg__free(c->boards);
     cg__free(c->out_up);
     cg__free(c->out);
     cg__free(c->inbig);
@@ -1133,10 +1368,20 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.work.elem = sizeof(work);
     c.odd.elem = sizeof(edge);
     const size_t words = c.stride * ((size_t)c.h + 2), mwords = c.ncw * ((size_t)c.h + 2);
-    c.f0 = cg__calloc(words, sizeof(uint64_t));
-    c.f1 = cg__calloc(words, sizeof(uint64_t));
-    c.g0 = cg__calloc(words, sizeof(uint64_t));
-    c.g1 = cg__calloc(words, sizeof(uint64_t));
+    /* The three bitboards in one block, on huge pages where the system
+     * gives them: fewer page faults and TLB misses over the layers. */
+    if (words > SIZE_MAX / 3 / sizeof(uint64_t)) {
+        cg__labeller_free(&lb);
+        cg__free(c.runs.p);
+        return CG_EOVERFLOW;
+    }
+    c.boards = cg__calloc(3 * words, sizeof(uint64_t));
+    if (c.boards) {
+        advise_huge(c.boards, 3 * words * sizeof(uint64_t));
+        c.f0 = c.boards;
+        c.f1 = c.boards + words;
+        c.terr = c.boards + 2 * words;
+    }
     c.out_up = cg__calloc(c.stride, sizeof(uint64_t));
     c.out = cg__calloc(c.stride, sizeof(uint64_t));
     c.pre0 = cg__malloc(8 * c.stride * sizeof(uint32_t));
@@ -1155,9 +1400,20 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.k.big_at = big_at;
     c.k.ctx = &c;
     c.k.width = width;
-    if (!c.f0 || !c.f1 || !c.g0 || !c.g1 || !c.out_up || !c.out || !c.pre0 || !c.pre1 || !c.m0 ||
-        !c.m1 || !c.s0 || !c.s1 || !c.rows0 || !c.rows1 || !c.rows)
+    if (!c.boards || !c.out_up || !c.out || !c.pre0 || !c.pre1 || !c.m0 || !c.m1 || !c.s0 ||
+        !c.s1 || !c.rows0 || !c.rows1 || !c.rows)
         st = CG_ENOMEM;
+#if defined(GROW_X86)
+    /* The dense rows' copy for the kernel path (tests force each), inside
+     * the POPCNT/BMI copy of the search. */
+    if (cg__regions_popcnt()) {
+        const int path = cg__kernel_path();
+        if (path >= CG__PATH_AVX512 && __builtin_cpu_supports("avx512vpopcntdq"))
+            c.grow = grow_span_avx512;
+        else if (path >= CG__PATH_AVX2)
+            c.grow = grow_span_avx2;
+    }
+#endif
     if (st == CG_OK)
         st = layer0(&c, &lb, largest, by_runs);
     cg__labeller_free(&lb);
