@@ -106,6 +106,29 @@ static uint64_t *open_bits(const cg_grid *g, const cg__reach *r)
     return open;
 }
 
+/* One side of a cell: cell nb is appended at q[tail] whether open or not
+ * (a write past the new tail is overwritten later), the tail moves on if
+ * its open bit was set, and the bit is cleared either way: no branch. On
+ * x86-64 one BTR clears the bit and leaves its old value in the carry flag,
+ * which ADC adds to the tail; in C the same takes a shift by a variable
+ * count, three micro-ops on Intel cores (the flags it must keep), and a
+ * mask - about a quarter more time for the whole search (measured on
+ * 4096x4096: docs/reach.md). */
+static inline size_t take(uint64_t *open, uint32_t *q, size_t tail, size_t nb)
+{
+    uint64_t *w = &open[nb >> 6];
+    uint64_t v = *w;
+    q[tail] = (uint32_t)nb;
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__("btrq %2, %0\n\tadcq $0, %1" : "+r"(v), "+r"(tail) : "r"(nb) : "cc");
+#else
+    tail += (size_t)((v >> (nb & 63)) & 1);
+    v &= ~(UINT64_C(1) << (nb & 63));
+#endif
+    *w = v;
+    return tail;
+}
+
 /* A level of the search: the cells in queue order, room for cap. */
 typedef struct level {
     uint32_t *cell;
@@ -173,22 +196,10 @@ cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *
             __builtin_prefetch(&dist[c[i + PREFETCH_AHEAD < len ? i + PREFETCH_AHEAD : i]], 1, 3);
             size_t at = c[i];
             dist[at] = d;
-            /* Each side: appended without a branch (a write past the new
-             * tail is overwritten later), its open bit cleared either way. */
-#define VISIT(nb)                                                                                  \
-    do {                                                                                           \
-        size_t nb_ = (nb);                                                                         \
-        uint64_t *w_ = &open[nb_ >> 6];                                                            \
-        uint64_t v_ = *w_, f_ = v_ & (UINT64_C(1) << (nb_ & 63));                                  \
-        q[tail] = (uint32_t)nb_;                                                                   \
-        tail += f_ != 0;                                                                           \
-        *w_ = v_ ^ f_;                                                                             \
-    } while (0)
-            VISIT(at - 1);
-            VISIT(at + 1);
-            VISIT(at - stride);
-            VISIT(at + stride);
-#undef VISIT
+            tail = take(open, q, tail, at - 1);
+            tail = take(open, q, tail, at + 1);
+            tail = take(open, q, tail, at - stride);
+            tail = take(open, q, tail, at + stride);
         }
         nxt.n = tail;
         level t = cur;
