@@ -17,6 +17,8 @@
  * Python peers (scipy), so they time the very same cells. */
 #define _POSIX_C_SOURCE 200809L
 #include <png.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -311,7 +313,44 @@ static void time_libpng_default(const char *name, const cg_grid *map)
  * copies its input and allocates a second buffer: "pipeline_overhead" times
  * that alone). Steps other engineers are still writing may not parse yet:
  * then the case prints "nyi". */
+/* A parallel loop on two threads (the caller and one started per call),
+ * for the `_j2` cases: what `cavegen -j 2` hands the library. */
+typedef struct pulled {
+    void (*task)(void *arg, size_t i);
+    void *arg;
+    size_t n;
+    atomic_size_t next;
+} pulled;
+
+static void *pull(void *p)
+{
+    pulled *j = p;
+    for (size_t i; (i = atomic_fetch_add(&j->next, 1)) < j->n;)
+        j->task(j->arg, i);
+    return NULL;
+}
+
+static void two_threads_for(void *ctx, size_t n, void (*task)(void *arg, size_t i), void *arg)
+{
+    (void)ctx;
+    pulled j = {task, arg, n, 0};
+    pthread_t t;
+    if (pthread_create(&t, NULL, pull, &j) != 0)
+        die("cannot start a thread", NULL);
+    pull(&j);
+    pthread_join(t, NULL);
+}
+
+static void time_step_on(const char *name, const char *text, const cg_grid *map, int runs,
+                         cg_parallel_fn parallel);
+
 static void time_step(const char *name, const char *text, const cg_grid *map, int runs)
+{
+    time_step_on(name, text, map, runs, NULL);
+}
+
+static void time_step_on(const char *name, const char *text, const cg_grid *map, int runs,
+                         cg_parallel_fn parallel)
 {
     if (!wanted(name))
         return;
@@ -323,7 +362,7 @@ static void time_step(const char *name, const char *text, const cg_grid *map, in
     }
     double t[16];
     runs = runs > 16 ? 16 : runs;
-    cg_run_options o = {.seed = 1, .input = map};
+    cg_run_options o = {.seed = 1, .input = map, .parallel = parallel};
     for (int r = 0; r < runs; r++) {
         cg_grid *out = NULL;
         double t0 = now();
@@ -567,6 +606,7 @@ int main(int argc, char **argv)
     time_step("keep_largest_4096", "keep-largest", cave, reps);
     time_step("connect_4096", "connect", cave, slow);
     time_step("reach_full_4096", reach_full, cave, slow);
+    time_step_on("reach_full_4096_j2", reach_full, cave, slow, two_threads_for);
     time_step("reach_small_4096", reach_small, cave, reps);
     time_bfs_queue("bfs_queue_4096", cave, fx, fy, slow);
     cg_grid *small = run_text(TYPE2, NULL, 400, 400, 42);

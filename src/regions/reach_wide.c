@@ -34,15 +34,29 @@
 #define _DEFAULT_SOURCE /* madvise */
 #include <sys/mman.h>
 #endif
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "cells/par.h"
 #include "core/grid.h"
 #include "core/mem.h"
 #include "regions/reach.h"
 
 /* Cells ahead in the queue whose distance line is prefetched. */
 #define PREFETCH_AHEAD 32
+
+/* Windows from this many cells search on two threads when the run has a
+ * parallel loop: below it, handing levels over costs more than the writes
+ * (a 1024x1024 map's whole search is about 3 ms). */
+#define SPLIT_MIN_CELLS ((size_t)1 << 20)
+
+static int split_forced; /* test hook: two threads at any size */
+
+void cg__reach_force_split(int on)
+{
+    split_forced = on;
+}
 
 /* Huge pages for the whole 2 MiB pages inside a large block: advice only,
  * ignored where not supported. */
@@ -152,35 +166,33 @@ static int level_reserve(level *l, size_t room)
     return 1;
 }
 
-cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *starts,
-                                size_t nstarts, uint32_t max_moves)
+/* Level d+1 from level d (cells c[0..len-1]) into q, which has room for
+ * 4 * len + 1: the cells' open sides in order. Returns their count. */
+static size_t expand(uint64_t *open, size_t stride, const uint32_t *c, size_t len, uint32_t *q)
 {
-    size_t n = r->stride * ((size_t)r->h + 2);
-    uint64_t *open = open_bits(g, r);
-    level cur = {NULL, 0, 0}, nxt = {NULL, 0, 0};
-    cg_status st = CG_ENOMEM;
-    if (!open || !level_reserve(&cur, nstarts))
-        goto done;
-    /* Every cell unreached (CG_UNREACHED: all bits set) until reached. */
-    advise_huge(r->dist, n * sizeof *r->dist);
-    memset(r->dist, 0xff, n * sizeof *r->dist);
-    uint32_t *dist = r->dist;
-    for (size_t i = 0; i < nstarts; i++) {
-        size_t at = (size_t)(starts[i].y - r->y0 + 1) * r->stride + (starts[i].x - r->x0 + 1);
-        /* A start may be a blocked cell: the unit's own (docs/reach.md). */
-        if (dist[at] != 0) {
-            dist[at] = 0;
-            open[at >> 6] &= ~(UINT64_C(1) << (at & 63));
-            cur.cell[cur.n++] = (uint32_t)at;
-        }
+    size_t tail = 0;
+    for (size_t i = 0; i < len; i++) {
+        size_t at = c[i];
+        tail = take(open, q, tail, at - 1);
+        tail = take(open, q, tail, at + 1);
+        tail = take(open, q, tail, at - stride);
+        tail = take(open, q, tail, at + stride);
     }
+    return tail;
+}
+
+/* The search on one thread: each level's distances written as its cells
+ * leave the queue, the lines they go to prefetched. */
+static cg_status search_one(cg__reach *r, uint64_t *open, level *cur, level *nxt,
+                            uint32_t max_moves)
+{
+    uint32_t *dist = r->dist;
     const size_t stride = r->stride;
-    r->count = 0;
-    for (uint32_t d = 0; cur.n > 0; d++) {
+    for (uint32_t d = 0; cur->n > 0; d++) {
         r->max_distance = d;
-        r->count += cur.n;
-        const uint32_t *c = cur.cell;
-        const size_t len = cur.n;
+        r->count += cur->n;
+        const uint32_t *c = cur->cell;
+        const size_t len = cur->n;
         if (d == max_moves) {
             for (size_t i = 0; i < len; i++)
                 dist[c[i]] = d;
@@ -188,9 +200,9 @@ cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *
         }
         /* A cell adds at most its four sides (three, but a start four),
          * plus the slot written past the last. */
-        if (!level_reserve(&nxt, 4 * len + 1))
-            goto done;
-        uint32_t *q = nxt.cell;
+        if (!level_reserve(nxt, 4 * len + 1))
+            return CG_ENOMEM;
+        uint32_t *q = nxt->cell;
         size_t tail = 0;
         for (size_t i = 0; i < len; i++) {
             __builtin_prefetch(&dist[c[i + PREFETCH_AHEAD < len ? i + PREFETCH_AHEAD : i]], 1, 3);
@@ -201,13 +213,240 @@ cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *
             tail = take(open, q, tail, at - stride);
             tail = take(open, q, tail, at + stride);
         }
-        nxt.n = tail;
-        level t = cur;
-        cur = nxt;
-        nxt = t;
-        nxt.n = 0;
+        nxt->n = tail;
+        level t = *cur;
+        *cur = *nxt;
+        *nxt = t;
+        nxt->n = 0;
     }
-    st = CG_OK;
+    return CG_OK;
+}
+
+/* ---- the search on two threads: one searches, one writes distances.
+ *
+ * Without its distance writes the search runs on the bitmap and the two
+ * levels alone, all in cache; the writes - random stores over the whole
+ * array, which miss - go to the other thread. The searcher leaves each level
+ * in a ring of RING levels and goes on; the writer takes the levels from the
+ * ring and stores their distances. Nobody waits for a thread that is not
+ * running: the searcher writes a level itself when its slot is needed again
+ * and the writer has not taken it yet, and the roles go to the tasks in the
+ * order they start, so a parallel loop that runs the two tasks one after the
+ * other (or a writer that starts late) costs time, never a deadlock. Each
+ * slot is taken by an atomic exchange of its state, so every level is
+ * written once; a distance does not depend on who writes it or when. */
+
+#define RING 64
+#define FILL_CHUNK ((size_t)1 << 18) /* distances: 1 MiB */
+
+enum { SLOT_FREE, SLOT_READY, SLOT_TAKEN };
+
+typedef struct slot {
+    level l;
+    uint32_t d;
+    atomic_int state;
+} slot;
+
+typedef struct split {
+    cg__reach *r;
+    uint64_t *open;
+    uint32_t max_moves;
+    const level *start; /* level 0, the starts */
+    size_t fill_chunks;
+    atomic_size_t fill_next, fill_done; /* chunks of the fill taken, and done */
+    slot ring[RING];
+    atomic_int roles;    /* tasks started */
+    atomic_int finished; /* the searcher is done (release: its last level is in the ring) */
+    int failed;          /* out of memory; read after the parallel loop */
+} split;
+
+static void spin(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Stores the distances of a taken slot's level and frees the slot. */
+static void write_level(uint32_t *dist, slot *s)
+{
+    const uint32_t *c = s->l.cell;
+    const size_t n = s->l.n;
+    const uint32_t d = s->d;
+    for (size_t i = 0; i < n; i++) {
+        __builtin_prefetch(&dist[c[i + PREFETCH_AHEAD < n ? i + PREFETCH_AHEAD : i]], 1, 3);
+        dist[c[i]] = d;
+    }
+    atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
+}
+
+/* Takes a ready slot for writing: 1 if this thread got it. */
+static int take_slot(slot *s)
+{
+    int ready = SLOT_READY;
+    return atomic_compare_exchange_strong_explicit(&s->state, &ready, SLOT_TAKEN,
+                                                   memory_order_acquire, memory_order_relaxed);
+}
+
+/* Sets every distance to CG_UNREACHED, in chunks that both threads take
+ * (the first writes of a fresh array, where the system zeroes its pages:
+ * about a fifth of a one-thread search), and waits for the chunks the other
+ * thread is doing. */
+static void fill(split *j)
+{
+    size_t n = j->r->stride * ((size_t)j->r->h + 2);
+    for (size_t k; (k = atomic_fetch_add_explicit(&j->fill_next, 1, memory_order_relaxed)) <
+                   j->fill_chunks;) {
+        size_t from = k * FILL_CHUNK, len = n - from < FILL_CHUNK ? n - from : FILL_CHUNK;
+        memset(j->r->dist + from, 0xff, len * sizeof *j->r->dist);
+        atomic_fetch_add_explicit(&j->fill_done, 1, memory_order_release);
+    }
+    while (atomic_load_explicit(&j->fill_done, memory_order_acquire) < j->fill_chunks)
+        spin();
+}
+
+static void searcher(split *j)
+{
+    cg__reach *r = j->r;
+    /* Level 0 copied: every level in the ring is allocated by this task. */
+    if (!level_reserve(&j->ring[0].l, j->start->n)) {
+        j->failed = 1;
+        atomic_store_explicit(&j->finished, 1, memory_order_release);
+        return;
+    }
+    memcpy(j->ring[0].l.cell, j->start->cell, j->start->n * sizeof *j->start->cell);
+    j->ring[0].l.n = j->start->n;
+    atomic_store_explicit(&j->ring[0].state, SLOT_READY, memory_order_release);
+    int filled = 0;
+    for (uint32_t d = 0;; d++) {
+        slot *cur = &j->ring[d % RING], *nxt = &j->ring[(d + 1) % RING];
+        r->max_distance = d;
+        r->count += cur->l.n;
+        if (d == j->max_moves)
+            break;
+        /* The slot of level d + 1 - RING: written by whoever gets it. */
+        if (atomic_load_explicit(&nxt->state, memory_order_relaxed) == SLOT_READY &&
+            take_slot(nxt)) {
+            if (!filled) {
+                fill(j);
+                filled = 1;
+            }
+            write_level(r->dist, nxt);
+        }
+        while (atomic_load_explicit(&nxt->state, memory_order_acquire) != SLOT_FREE)
+            spin(); /* the writer is storing it */
+        if (!level_reserve(&nxt->l, 4 * cur->l.n + 1)) {
+            j->failed = 1;
+            break;
+        }
+        nxt->l.n = expand(j->open, r->stride, cur->l.cell, cur->l.n, nxt->l.cell);
+        if (nxt->l.n == 0)
+            break;
+        nxt->d = d + 1;
+        atomic_store_explicit(&nxt->state, SLOT_READY, memory_order_release);
+    }
+    atomic_store_explicit(&j->finished, 1, memory_order_release);
+}
+
+static void writer(split *j)
+{
+    uint32_t *dist = j->r->dist;
+    fill(j);
+    for (size_t k = 0;; k++) {
+        slot *s = &j->ring[k % RING];
+        /* Wait for level k (or a later one in its slot); move on if the
+         * searcher is writing it. */
+        for (;;) {
+            /* Read before the exchange: a waiting writer must not take the
+             * slot's line from the searcher at every turn. */
+            int st = atomic_load_explicit(&s->state, memory_order_relaxed);
+            if (st == SLOT_READY && take_slot(s)) {
+                write_level(dist, s);
+                break;
+            }
+            if (st == SLOT_TAKEN)
+                break;
+            if (atomic_load_explicit(&j->finished, memory_order_acquire)) {
+                for (size_t i = 0; i < RING; i++) /* the levels left */
+                    if (take_slot(&j->ring[i]))
+                        write_level(dist, &j->ring[i]);
+                return;
+            }
+            spin();
+        }
+    }
+}
+
+static void split_task(void *arg, size_t i)
+{
+    (void)i;
+    split *j = arg;
+    if (atomic_fetch_add_explicit(&j->roles, 1, memory_order_relaxed) == 0)
+        searcher(j);
+    else
+        writer(j);
+}
+
+static cg_status search_two(cg__reach *r, uint64_t *open, const level *start, uint32_t max_moves,
+                            const cg__par *par)
+{
+    split *j = cg__calloc(1, sizeof *j);
+    if (!j)
+        return CG_ENOMEM;
+    j->r = r;
+    j->open = open;
+    j->max_moves = max_moves;
+    for (size_t i = 0; i < RING; i++)
+        atomic_init(&j->ring[i].state, SLOT_FREE);
+    atomic_init(&j->roles, 0);
+    atomic_init(&j->finished, 0);
+    size_t n = r->stride * ((size_t)r->h + 2);
+    j->fill_chunks = (n + FILL_CHUNK - 1) / FILL_CHUNK;
+    atomic_init(&j->fill_next, 0);
+    atomic_init(&j->fill_done, 0);
+    j->start = start;
+    /* The levels count against no budget, as any memory other threads hold
+     * (they are freed before the step ends). */
+    cg__budget *budget = cg__budget_suspend();
+    par->fn(par->ctx, 2, split_task, j);
+    cg__budget_resume(budget);
+    cg_status st = j->failed ? CG_ENOMEM : CG_OK;
+    for (size_t i = 0; i < RING; i++)
+        cg__free(j->ring[i].l.cell);
+    cg__free(j);
+    return st;
+}
+
+cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *starts,
+                                size_t nstarts, uint32_t max_moves, const cg__par *par)
+{
+    size_t n = r->stride * ((size_t)r->h + 2);
+    uint64_t *open = open_bits(g, r);
+    level cur = {NULL, 0, 0}, nxt = {NULL, 0, 0};
+    cg_status st = CG_ENOMEM;
+    if (!open || !level_reserve(&cur, nstarts))
+        goto done;
+    advise_huge(r->dist, n * sizeof *r->dist);
+    /* Level 0: each start once (the distances are written with the level). */
+    for (size_t i = 0; i < nstarts; i++) {
+        size_t at = (size_t)(starts[i].y - r->y0 + 1) * r->stride + (starts[i].x - r->x0 + 1);
+        size_t k = 0;
+        while (k < cur.n && cur.cell[k] != at)
+            k++;
+        if (k < cur.n)
+            continue;
+        /* A start may be a blocked cell: the unit's own (docs/reach.md). */
+        open[at >> 6] &= ~(UINT64_C(1) << (at & 63));
+        cur.cell[cur.n++] = (uint32_t)at;
+    }
+    r->count = 0;
+    if (par && par->fn && (n >= SPLIT_MIN_CELLS || split_forced)) {
+        st = search_two(r, open, &cur, max_moves, par);
+    } else {
+        /* Every cell unreached (CG_UNREACHED: all bits set) until reached. */
+        memset(r->dist, 0xff, n * sizeof *r->dist);
+        st = search_one(r, open, &cur, &nxt, max_moves);
+    }
 done:
     cg__free(open);
     cg__free(cur.cell);
