@@ -27,7 +27,8 @@
  *   4096x4096, and no TLB misses on the frontier's rows.
  *
  * Levels are processed one at a time, so a budget is the level at which
- * the search stops. Nothing here depends on timing or memory: the distances
+ * the search stops. Given a parallel loop and a large window, the search
+ * and the distance writes go to two threads (search_two, below). Nothing here depends on timing or memory: the distances
  * are those of any BFS (tests/test_reach.c compares them with the queue
  * BFS of reach.c and a plain one). */
 #if defined(__linux__)
