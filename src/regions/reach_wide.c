@@ -32,7 +32,8 @@
  * are those of any BFS (tests/test_reach.c compares them with the queue
  * BFS of reach.c and a plain one). */
 #if defined(__linux__)
-#define _DEFAULT_SOURCE /* madvise */
+#define _DEFAULT_SOURCE /* madvise, sched_yield */
+#include <sched.h>
 #include <sys/mman.h>
 #endif
 #include <stdatomic.h>
@@ -307,8 +308,19 @@ typedef struct split {
     int failed;          /* out of memory; read after the parallel loop */
 } split;
 
-static void spin(void)
+/* One turn of a wait for the other thread; *turns counts them. After a
+ * few, the thread gives its core up: on a machine busier than its cores,
+ * the thread waited for may be the one that needs it. */
+static void spin(unsigned *turns)
 {
+#if defined(__linux__)
+    if (++*turns > 64) {
+        sched_yield();
+        return;
+    }
+#else
+    (void)turns;
+#endif
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
 #endif
@@ -342,8 +354,9 @@ static void fill(split *j)
         memset(j->r->dist + from, 0xff, len * sizeof *j->r->dist);
         atomic_fetch_add_explicit(&j->fill_done, 1, memory_order_release);
     }
-    while (atomic_load_explicit(&j->fill_done, memory_order_acquire) < j->fill_chunks)
-        spin();
+    for (unsigned turns = 0;
+         atomic_load_explicit(&j->fill_done, memory_order_acquire) < j->fill_chunks;)
+        spin(&turns);
 }
 
 static void searcher(split *j)
@@ -376,8 +389,9 @@ static void searcher(split *j)
             }
             write_level(r->dist, nxt);
         }
-        while (atomic_load_explicit(&nxt->state, memory_order_acquire) != SLOT_FREE)
-            spin(); /* the writer is storing it */
+        for (unsigned turns = 0;
+             atomic_load_explicit(&nxt->state, memory_order_acquire) != SLOT_FREE;)
+            spin(&turns); /* the writer is storing it */
         if (!level_reserve(&nxt->l, len + 1)) {
             j->failed = 1;
             break;
@@ -399,7 +413,7 @@ static void writer(split *j)
         slot *s = &j->ring[k % RING];
         /* Wait for level k (or a later one in its slot); move on if the
          * searcher is writing it. */
-        for (;;) {
+        for (unsigned turns = 0;;) {
             /* Read before the exchange: a waiting writer must not take the
              * slot's line from the searcher at every turn. */
             int st = atomic_load_explicit(&s->state, memory_order_relaxed);
@@ -415,7 +429,7 @@ static void writer(split *j)
                         write_level(dist, &j->ring[i]);
                 return;
             }
-            spin();
+            spin(&turns);
         }
     }
 }
