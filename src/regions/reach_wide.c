@@ -17,9 +17,10 @@
  *   cell leaves the queue, its level. The queue holds the next cells in
  *   order, so the line a cell will be written to is prefetched a few dozen
  *   cells ahead (software prefetching as in Ainsworth and Jones, "Software
- *   prefetching for indirect memory accesses", CGO 2017): stores never
- *   stall the search on a miss.
- * - the queue is two arrays, the level being searched and the next, not
+ *   prefetching for indirect memory accesses", CGO 2017): a store never
+ *   waits for its line to be read. What is left is the traffic itself (on
+ *   4096x4096 about a third of a one-thread search is spent on it).
+ * - the queue is two levels, the one being searched and the next, not
  *   every cell reached: they stay small and in cache (grown when a level
  *   needs it).
  * - on Linux the distance array is backed by transparent huge pages when
@@ -28,9 +29,10 @@
  *
  * Levels are processed one at a time, so a budget is the level at which
  * the search stops. Given a parallel loop and a large window, the search
- * and the distance writes go to two threads (search_two, below). Nothing here depends on timing or memory: the distances
- * are those of any BFS (tests/test_reach.c compares them with the queue
- * BFS of reach.c and a plain one). */
+ * and the distance writes go to two threads (search_two, below). Nothing
+ * here depends on timing or memory: the distances are those of any BFS
+ * (tests/test_reach.c compares them with the queue BFS of reach.c and a
+ * plain one). */
 #if defined(__linux__)
 #define _DEFAULT_SOURCE /* madvise, sched_yield */
 #include <sched.h>
@@ -49,8 +51,9 @@
 #define PREFETCH_AHEAD 32
 
 /* Windows from this many cells search on two threads when the run has a
- * parallel loop: below it, handing levels over costs more than the writes
- * (a 1024x1024 map's whole search is about 3 ms). */
+ * parallel loop. Below it the search takes a few milliseconds at most, and
+ * starting the loop's tasks and handing levels over are a larger share of
+ * it (a round figure, not a measured break-even). */
 #define SPLIT_MIN_CELLS ((size_t)1 << 20)
 
 static int split_forced; /* test hook: two threads at any size */
