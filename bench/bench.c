@@ -646,6 +646,7 @@ int main(int argc, char **argv)
     time_step_par("keep_largest_4096_j2", "keep-largest", cave, reps, pool2_for);
     time_step("connect_4096", "connect", cave, slow);
     time_step("reach_full_4096", reach_full, cave, slow);
+    time_step_par("reach_full_4096_j2", reach_full, cave, slow, pool2_for);
     time_step("reach_small_4096", reach_small, cave, reps);
     time_bfs_queue("bfs_queue_4096", cave, fx, fy, slow);
     cg_grid *small = run_text(TYPE2, NULL, 400, 400, 42);

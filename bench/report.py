@@ -412,6 +412,9 @@ def print_table(res, reps, elapsed):
     abs_row(f"reach, full map, {S}", "reach_full_4096", 5e8)
     ratio_row("  vs a plain queue BFS in C", "reach_full_4096", "bfs_queue_4096",
               "queue BFS", 5)
+    abs_row(f"reach, full map, {S}, two threads (-j 2)", "reach_full_4096_j2", 5e8)
+    ratio_row("  vs a plain queue BFS in C", "reach_full_4096_j2", "bfs_queue_4096",
+              "queue BFS", 5)
     abs_row(f"reach, moves=20, {S}", "reach_small_4096", kind="time",
             note="cost ~ area reached")
     abs_row(f"(pipeline copy + scratch, {S})", "pipeline_overhead_4096", kind="time",

@@ -30,6 +30,8 @@
 
 #include "alloc_inject.h"
 #include "cavegen/cavegen.h"
+#include "cells/par.h"
+#include "regions/reach.h"
 
 /* Totals over the whole program, printed at the end. */
 static long total_injected;
@@ -235,6 +237,7 @@ static cg_status read_ascii(const void *ctx)
 typedef struct reach_case {
     cg_grid *map;
     uint32_t moves;
+    cg_parallel_fn parallel; /* the wide search on two threads, forced */
 } reach_case;
 
 static cg_status reach(const void *ctx)
@@ -251,7 +254,10 @@ static cg_status reach(const void *ctx)
                 y += 5;
                 break;
             }
-    cg_status st = cg_grid_reach(rc->map, starts, n, rc->moves, &diag);
+    cg__par par = {rc->parallel, NULL};
+    cg__reach_force_split(rc->parallel != NULL);
+    cg_status st = cg__grid_reach_par(rc->map, starts, n, rc->moves, &par, &diag);
+    cg__reach_force_split(0);
     if (st != CG_OK) {
         assert_int_equal(cg_grid_reached_count(rc->map), 0);
         assert_true(diag.message[0] != '\0');
@@ -400,9 +406,11 @@ static void reading_and_analysis_fail_cleanly_at_each_allocation(void **state)
 
     inject_all("clone with reach", clone, map);
     cg_grid_clear_reach(map); /* the scenarios make their own */
-    reach_case near = {map, 6}, far = {map, CG_MOVES_UNLIMITED};
+    reach_case near = {map, 6, NULL}, far = {map, CG_MOVES_UNLIMITED, NULL};
+    reach_case split = {map, CG_MOVES_UNLIMITED, tu_shuffled_for};
     inject_all("reach moves=6", reach, &near);
     inject_all("reach unlimited", reach, &far);
+    inject_all("reach unlimited, two threads", reach, &split);
     inject_all("stats", stats, map);
     inject_all("clone", clone, map);
     free(text.data);

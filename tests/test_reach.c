@@ -15,6 +15,7 @@
 
 #include "testutil.h"
 
+#include "cells/par.h"
 #include "core/grid.h"
 #include "regions/reach.h"
 
@@ -160,6 +161,10 @@ static void automatic_choice_matches_plain_bfs(void **state)
     map_free(&m);
 }
 
+/* The parallel loop the wide search is given (NULL: none), for the tests
+ * of its two-thread form. */
+static const cg__par *wide_par;
+
 /* The wide search against the queue BFS it replaces for large budgets:
  * the same window, count, farthest distance and distance in every cell
  * (an unreached cell may hold either sentinel). */
@@ -171,7 +176,7 @@ static void assert_wide_equals_queue(cg_grid *g, const cg_point *starts, size_t 
     cg__reach *want;
     assert_int_equal(cg__reach_clone(&want, g->reach), CG_OK);
     cg__reach_force_path(PATH_WIDE);
-    assert_int_equal(cg_grid_reach(g, starts, n, moves, &d), CG_OK);
+    assert_int_equal(cg__grid_reach_par(g, starts, n, moves, wide_par, &d), CG_OK);
     cg__reach_force_path(-1);
     const cg__reach *got = g->reach;
     assert_int_equal(got->x0, want->x0);
@@ -299,6 +304,47 @@ static void wide_search_matches_queue_bfs_on_mazes(void **state)
             assert_wide_equals_queue_for_budgets(g, starts, 1);
             cg_grid_free(g);
         }
+}
+
+/* The two-thread search (one thread searches, one writes distances):
+ * forced at every size, each map of the tests above again, through a loop
+ * that runs the tasks one after the other in reverse order (the writer's
+ * task first) and through real threads. */
+static void two_thread_search_matches_queue_bfs(void **state)
+{
+    static const cg_parallel_fn loops[] = {tu_shuffled_for, tu_threads_for};
+    for (size_t k = 0; k < sizeof loops / sizeof loops[0]; k++) {
+        cg__par par = {loops[k], NULL};
+        wide_par = &par;
+        cg__reach_force_split(1);
+        wide_search_matches_queue_bfs_on_random_and_thin_maps(state);
+        wide_search_matches_queue_bfs_on_rooms_and_checkerboards(state);
+        wide_search_matches_queue_bfs_on_mazes(state);
+        cg__reach_force_split(0);
+        wide_par = NULL;
+    }
+}
+
+/* A window large enough for two threads without the hook: a cave and an
+ * open room of 1100x1000, from one start and from three, through threads. */
+static void two_thread_search_on_a_large_map(void **state)
+{
+    (void)state;
+    cg__par par = {tu_threads_for, NULL};
+    uint64_t rng = 11;
+    for (int shape = 0; shape < 2; shape++) {
+        cg_grid *g = shape == 0 ? tu_run("fill 45\ngenerations 5 r1=5 r2=-1", 3, 1100, 1000, NULL)
+                                : tu_run("fill 0", 1, 1100, 1000, NULL);
+        cg_point starts[3];
+        size_t n = floor_starts(&rng, g, starts, 3);
+        assert_true(n > 0);
+        wide_par = &par;
+        assert_wide_equals_queue(g, starts, 1, CG_MOVES_UNLIMITED);
+        assert_wide_equals_queue(g, starts, n, CG_MOVES_UNLIMITED);
+        assert_wide_equals_queue(g, starts, n, 700);
+        wide_par = NULL;
+        cg_grid_free(g);
+    }
 }
 
 static void a_small_budget_stays_in_its_diamond(void **state)
@@ -650,6 +696,8 @@ int main(void)
         cmocka_unit_test(wide_search_matches_queue_bfs_on_random_and_thin_maps),
         cmocka_unit_test(wide_search_matches_queue_bfs_on_rooms_and_checkerboards),
         cmocka_unit_test(wide_search_matches_queue_bfs_on_mazes),
+        cmocka_unit_test(two_thread_search_matches_queue_bfs),
+        cmocka_unit_test(two_thread_search_on_a_large_map),
         cmocka_unit_test(a_small_budget_stays_in_its_diamond),
         cmocka_unit_test(blocked_cells_and_walls_are_walked_around),
         cmocka_unit_test(starts_on_walls_or_outside_are_errors),

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cells/par.h"
 #include "core/diag.h"
 #include "core/grid.h"
 #include "core/mem.h"
@@ -263,6 +264,12 @@ static cg_status search_queue(cg__reach *r, const bitwin *fr, const cg_point *st
 cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts, uint32_t max_moves,
                         cg_diag *diag)
 {
+    return cg__grid_reach_par(grid, starts, nstarts, max_moves, NULL, diag);
+}
+
+cg_status cg__grid_reach_par(cg_grid *grid, const cg_point *starts, size_t nstarts,
+                             uint32_t max_moves, const cg__par *par, cg_diag *diag)
+{
     if (nstarts == 0) {
         cg__diag(diag, 0, 0, "reach needs at least one start");
         return CG_EINVAL;
@@ -310,7 +317,7 @@ cg_status cg_grid_reach(cg_grid *grid, const cg_point *starts, size_t nstarts, u
                                                  : PATH_WIDE;
     r->dist = cg__malloc(n * sizeof *r->dist);
     if (r->dist && path == PATH_WIDE) {
-        st = cg__reach_search_wide(r, grid, starts, nstarts, max_moves);
+        st = cg__reach_search_wide(r, grid, starts, nstarts, max_moves, par);
     } else if (r->dist && (st = bitwin_init(&fr, grid, r)) == CG_OK) {
         if (path == PATH_BITBOARD) {
             for (size_t i = 0; i < n; i++)
@@ -402,7 +409,8 @@ static cg_status run_reach(const cg__step *step, cg__run *run)
         }
         starts[n++] = (cg_point){g->marks[k].x, g->marks[k].y};
     }
-    cg_status st = cg_grid_reach(run->grid, starts, n, step->u.reach.moves, run->diag);
+    cg_status st =
+        cg__grid_reach_par(run->grid, starts, n, step->u.reach.moves, run->par, run->diag);
     if (st == CG_EINVAL && run->diag)
         run->diag->line = step->line;
     return st;

@@ -23,15 +23,24 @@ typedef struct cg__reach {
 
 cg_status cg__reach_clone(cg__reach **out, const cg__reach *src);
 void cg__reach_free(cg__reach *r);
+struct cg__par;
 /* The search for large budgets and no budget (regions/reach_wide.c): fills
- * r->dist (the window set in r), r->count and r->max_distance. */
+ * r->dist (the window set in r), r->count and r->max_distance; on two
+ * threads through par (NULL: one) when the window is large. */
 cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *starts,
-                                size_t nstarts, uint32_t max_moves);
+                                size_t nstarts, uint32_t max_moves, const struct cg__par *par);
+/* cg_grid_reach with the run's parallel loop (NULL: one thread); the same
+ * distances for any loop. */
+cg_status cg__grid_reach_par(cg_grid *grid, const cg_point *starts, size_t nstarts,
+                             uint32_t max_moves, const struct cg__par *par, cg_diag *diag);
 /* Cells x0 .. x0+n-1 of map row y as bits, 1 = floor (blocked cells too),
  * into out[0 .. ceil(n/64)-1], the bits past n clear. */
 void cg__reach_floor_bits(const cg_grid *g, uint32_t y, uint32_t x0, uint32_t n, uint64_t *out);
 /* Test hook: -1 chooses the search by budget, 0 forces the queue BFS, 1 the
  * bitboard search, 2 the wide search. Not thread-safe; tests only. */
 void cg__reach_force_path(int path);
+/* Test hook: nonzero makes the wide search use two threads (when given a
+ * parallel loop) at any window size. Not thread-safe; tests only. */
+void cg__reach_force_split(int on);
 
 #endif

@@ -17,9 +17,10 @@
  *   cell leaves the queue, its level. The queue holds the next cells in
  *   order, so the line a cell will be written to is prefetched a few dozen
  *   cells ahead (software prefetching as in Ainsworth and Jones, "Software
- *   prefetching for indirect memory accesses", CGO 2017): stores never
- *   stall the search on a miss.
- * - the queue is two arrays, the level being searched and the next, not
+ *   prefetching for indirect memory accesses", CGO 2017): a store never
+ *   waits for its line to be read. What is left is the traffic itself (on
+ *   4096x4096 about a third of a one-thread search is spent on it).
+ * - the queue is two levels, the one being searched and the next, not
  *   every cell reached: they stay small and in cache (grown when a level
  *   needs it).
  * - on Linux the distance array is backed by transparent huge pages when
@@ -27,22 +28,40 @@
  *   4096x4096, and no TLB misses on the frontier's rows.
  *
  * Levels are processed one at a time, so a budget is the level at which
- * the search stops. Nothing here depends on timing or memory: the distances
- * are those of any BFS (tests/test_reach.c compares them with the queue
- * BFS of reach.c and a plain one). */
+ * the search stops. Given a parallel loop and a large window, the search
+ * and the distance writes go to two threads (search_two, below). Nothing
+ * here depends on timing or memory: the distances are those of any BFS
+ * (tests/test_reach.c compares them with the queue BFS of reach.c and a
+ * plain one). */
 #if defined(__linux__)
-#define _DEFAULT_SOURCE /* madvise */
+#define _DEFAULT_SOURCE /* madvise, sched_yield */
+#include <sched.h>
 #include <sys/mman.h>
 #endif
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "cells/par.h"
 #include "core/grid.h"
 #include "core/mem.h"
 #include "regions/reach.h"
 
 /* Cells ahead in the queue whose distance line is prefetched. */
 #define PREFETCH_AHEAD 32
+
+/* Windows from this many cells search on two threads when the run has a
+ * parallel loop. Below it the search takes a few milliseconds at most, and
+ * starting the loop's tasks and handing levels over are a larger share of
+ * it (a round figure, not a measured break-even). */
+#define SPLIT_MIN_CELLS ((size_t)1 << 20)
+
+static int split_forced; /* test hook: two threads at any size */
+
+void cg__reach_force_split(int on)
+{
+    split_forced = on;
+}
 
 /* Huge pages for the whole 2 MiB pages inside a large block: advice only,
  * ignored where not supported. */
@@ -106,19 +125,55 @@ static uint64_t *open_bits(const cg_grid *g, const cg__reach *r)
     return open;
 }
 
-/* A level of the search: the cells in queue order, room for cap. */
+/* One side of a cell: cell nb is appended at q[tail] whether open or not
+ * (a write past the new tail is overwritten later), the tail moves on if
+ * its open bit was set, and the bit is cleared either way: no branch. On
+ * x86-64 one BTR clears the bit and leaves its old value in the carry flag,
+ * which ADC adds to the tail; in C the same takes a shift by a variable
+ * count, three micro-ops on Intel cores (the flags it must keep), and a
+ * mask - about a quarter more time for the whole search (measured on
+ * 4096x4096: docs/reach.md). */
+static inline size_t take(uint64_t *open, uint32_t *q, size_t tail, size_t nb)
+{
+    uint64_t *w = &open[nb >> 6];
+    uint64_t v = *w;
+    q[tail] = (uint32_t)nb;
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__("btrq %2, %0\n\tadcq $0, %1" : "+r"(v), "+r"(tail) : "r"(nb) : "cc");
+#else
+    tail += (size_t)((v >> (nb & 63)) & 1);
+    v &= ~(UINT64_C(1) << (nb & 63));
+#endif
+    *w = v;
+    return tail;
+}
+
+/* A level of the search: its cells in four groups by the move that reached
+ * them, group g at cell + g * room with n[g] cells. A cell reached by a
+ * move to the right came from its left side, taken already: it has three
+ * sides to take, not four (a quarter fewer bitmap operations). Level 0, the
+ * starts, is all in group 0 and takes its fourth side apart. */
 typedef struct level {
     uint32_t *cell;
-    size_t n, cap;
+    size_t cap, room, n[4];
 } level;
 
-/* Room for `room` cells in an emptied level. */
+enum { MOVED_RIGHT, MOVED_LEFT, MOVED_DOWN, MOVED_UP };
+
+static size_t level_cells(const level *l)
+{
+    return l->n[0] + l->n[1] + l->n[2] + l->n[3];
+}
+
+/* Room for `room` cells in each group of an emptied level. */
 static int level_reserve(level *l, size_t room)
 {
-    if (room <= l->cap)
+    l->n[0] = l->n[1] = l->n[2] = l->n[3] = 0;
+    l->room = room;
+    if (4 * room <= l->cap)
         return 1;
     size_t cap = l->cap ? l->cap : 4096;
-    while (cap < room)
+    while (cap < 4 * room)
         cap *= 2;
     uint32_t *c = cg__malloc(cap * sizeof *c);
     if (!c)
@@ -129,74 +184,329 @@ static int level_reserve(level *l, size_t room)
     return 1;
 }
 
+/* Takes sides s0, s1, s2 (offsets) of the len cells c into groups q0, q1,
+ * q2 (tails *t0, *t1, *t2); with dist, first writes the cells' distance d,
+ * the line of a cell PREFETCH_AHEAD on prefetched. Inlined: a NULL dist
+ * leaves no test in the loop. */
+static inline __attribute__((always_inline)) void
+take_three(uint64_t *open, const uint32_t *c, size_t len, uint32_t *dist, uint32_t d, size_t s0,
+           size_t s1, size_t s2, uint32_t *q0, uint32_t *q1, uint32_t *q2, size_t *t0, size_t *t1,
+           size_t *t2)
+{
+    size_t a = *t0, b = *t1, e = *t2;
+    for (size_t i = 0; i < len; i++) {
+        size_t at = c[i];
+        if (dist) {
+            __builtin_prefetch(&dist[c[i + PREFETCH_AHEAD < len ? i + PREFETCH_AHEAD : i]], 1, 3);
+            dist[at] = d;
+        }
+        a = take(open, q0, a, at + s0);
+        b = take(open, q1, b, at + s1);
+        e = take(open, q2, e, at + s2);
+    }
+    *t0 = a;
+    *t1 = b;
+    *t2 = e;
+}
+
+/* Level d + 1 from level d (cur) into nxt, reserved with room for each of
+ * cur's cells plus the slot written past the last; with dist, the
+ * distances of cur written on the way. */
+static inline __attribute__((always_inline)) void
+expand(uint64_t *open, size_t stride, const level *cur, level *nxt, uint32_t *dist, uint32_t d)
+{
+    const size_t room = nxt->room, one = 1, up = (size_t)0 - stride, left = (size_t)0 - 1;
+    uint32_t *qr = nxt->cell, *ql = qr + room, *qd = ql + room, *qu = qd + room;
+    size_t tr = 0, tl = 0, td = 0, tu = 0;
+    const uint32_t *c = cur->cell;
+    if (d == 0) /* the starts: their left sides too */
+        for (size_t i = 0; i < cur->n[0]; i++)
+            tl = take(open, ql, tl, c[i] - 1);
+    take_three(open, c, cur->n[MOVED_RIGHT], dist, d, one, up, stride, qr, qu, qd, &tr, &tu, &td);
+    c += cur->room;
+    take_three(open, c, cur->n[MOVED_LEFT], dist, d, left, up, stride, ql, qu, qd, &tl, &tu, &td);
+    c += cur->room;
+    take_three(open, c, cur->n[MOVED_DOWN], dist, d, stride, left, one, qd, ql, qr, &td, &tl, &tr);
+    c += cur->room;
+    take_three(open, c, cur->n[MOVED_UP], dist, d, up, left, one, qu, ql, qr, &tu, &tl, &tr);
+    nxt->n[MOVED_RIGHT] = tr;
+    nxt->n[MOVED_LEFT] = tl;
+    nxt->n[MOVED_DOWN] = td;
+    nxt->n[MOVED_UP] = tu;
+}
+
+/* Writes distance d for every cell of l. */
+static void write_cells(uint32_t *dist, const level *l, uint32_t d)
+{
+    for (int g = 0; g < 4; g++) {
+        const uint32_t *c = l->cell + (size_t)g * l->room;
+        const size_t n = l->n[g];
+        for (size_t i = 0; i < n; i++) {
+            __builtin_prefetch(&dist[c[i + PREFETCH_AHEAD < n ? i + PREFETCH_AHEAD : i]], 1, 3);
+            dist[c[i]] = d;
+        }
+    }
+}
+
+/* The search on one thread: each level's distances written as its cells
+ * leave the queue, the lines they go to prefetched. */
+static cg_status search_one(cg__reach *r, uint64_t *open, level *cur, level *nxt,
+                            uint32_t max_moves)
+{
+    for (uint32_t d = 0;; d++) {
+        const size_t len = level_cells(cur);
+        if (len == 0)
+            break;
+        r->max_distance = d;
+        r->count += len;
+        if (d == max_moves) {
+            write_cells(r->dist, cur, d);
+            break;
+        }
+        if (!level_reserve(nxt, len + 1))
+            return CG_ENOMEM;
+        expand(open, r->stride, cur, nxt, r->dist, d);
+        level t = *cur;
+        *cur = *nxt;
+        *nxt = t;
+    }
+    return CG_OK;
+}
+
+/* ---- the search on two threads: one searches, one writes distances.
+ *
+ * Without its distance writes the search runs on the bitmap and the two
+ * levels alone, all in cache; the writes - random stores over the whole
+ * array, which miss - go to the other thread. The searcher leaves each level
+ * in a ring of RING levels and goes on; the writer takes the levels from the
+ * ring and stores their distances. Nobody waits for a thread that is not
+ * running: the searcher writes a level itself when its slot is needed again
+ * and the writer has not taken it yet, and the roles go to the tasks in the
+ * order they start, so a parallel loop that runs the two tasks one after the
+ * other (or a writer that starts late) costs time, never a deadlock. Each
+ * slot is taken by an atomic exchange of its state, so every level is
+ * written once; a distance does not depend on who writes it or when. */
+
+#define RING 64
+#define FILL_CHUNK ((size_t)1 << 18) /* distances: 1 MiB */
+
+enum { SLOT_FREE, SLOT_READY, SLOT_TAKEN };
+
+typedef struct slot {
+    level l;
+    uint32_t d;
+    atomic_int state;
+} slot;
+
+typedef struct split {
+    cg__reach *r;
+    uint64_t *open;
+    uint32_t max_moves;
+    const level *start; /* level 0, the starts */
+    size_t fill_chunks;
+    atomic_size_t fill_next, fill_done; /* chunks of the fill taken, and done */
+    slot ring[RING];
+    atomic_int roles;    /* tasks started */
+    atomic_int finished; /* the searcher is done (release: its last level is in the ring) */
+    int failed;          /* out of memory; read after the parallel loop */
+} split;
+
+/* One turn of a wait for the other thread; *turns counts them. After a
+ * few, the thread gives its core up: on a machine busier than its cores,
+ * the thread waited for may be the one that needs it. */
+static void spin(unsigned *turns)
+{
+#if defined(__linux__)
+    if (++*turns > 64) {
+        sched_yield();
+        return;
+    }
+#else
+    (void)turns;
+#endif
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Stores the distances of a taken slot's level and frees the slot. */
+static void write_level(uint32_t *dist, slot *s)
+{
+    write_cells(dist, &s->l, s->d);
+    atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
+}
+
+/* Takes a ready slot for writing: 1 if this thread got it. */
+static int take_slot(slot *s)
+{
+    int ready = SLOT_READY;
+    return atomic_compare_exchange_strong_explicit(&s->state, &ready, SLOT_TAKEN,
+                                                   memory_order_acquire, memory_order_relaxed);
+}
+
+/* Sets every distance to CG_UNREACHED, in chunks that both threads take
+ * (the first writes of a fresh array, where the system zeroes its pages:
+ * about a fifth of a one-thread search), and waits for the chunks the other
+ * thread is doing. */
+static void fill(split *j)
+{
+    size_t n = j->r->stride * ((size_t)j->r->h + 2);
+    for (size_t k; (k = atomic_fetch_add_explicit(&j->fill_next, 1, memory_order_relaxed)) <
+                   j->fill_chunks;) {
+        size_t from = k * FILL_CHUNK, len = n - from < FILL_CHUNK ? n - from : FILL_CHUNK;
+        memset(j->r->dist + from, 0xff, len * sizeof *j->r->dist);
+        atomic_fetch_add_explicit(&j->fill_done, 1, memory_order_release);
+    }
+    for (unsigned turns = 0;
+         atomic_load_explicit(&j->fill_done, memory_order_acquire) < j->fill_chunks;)
+        spin(&turns);
+}
+
+static void searcher(split *j)
+{
+    cg__reach *r = j->r;
+    /* Level 0 copied: every level in the ring is allocated by this task. */
+    const size_t starts = j->start->n[0];
+    if (!level_reserve(&j->ring[0].l, starts)) {
+        j->failed = 1;
+        atomic_store_explicit(&j->finished, 1, memory_order_release);
+        return;
+    }
+    memcpy(j->ring[0].l.cell, j->start->cell, starts * sizeof *j->start->cell);
+    j->ring[0].l.n[0] = starts;
+    atomic_store_explicit(&j->ring[0].state, SLOT_READY, memory_order_release);
+    int filled = 0;
+    for (uint32_t d = 0;; d++) {
+        slot *cur = &j->ring[d % RING], *nxt = &j->ring[(d + 1) % RING];
+        r->max_distance = d;
+        const size_t len = level_cells(&cur->l);
+        r->count += len;
+        if (d == j->max_moves)
+            break;
+        /* The slot of level d + 1 - RING: written by whoever gets it. */
+        if (atomic_load_explicit(&nxt->state, memory_order_relaxed) == SLOT_READY &&
+            take_slot(nxt)) {
+            if (!filled) {
+                fill(j);
+                filled = 1;
+            }
+            write_level(r->dist, nxt);
+        }
+        for (unsigned turns = 0;
+             atomic_load_explicit(&nxt->state, memory_order_acquire) != SLOT_FREE;)
+            spin(&turns); /* the writer is storing it */
+        if (!level_reserve(&nxt->l, len + 1)) {
+            j->failed = 1;
+            break;
+        }
+        expand(j->open, r->stride, &cur->l, &nxt->l, NULL, d);
+        if (level_cells(&nxt->l) == 0)
+            break;
+        nxt->d = d + 1;
+        atomic_store_explicit(&nxt->state, SLOT_READY, memory_order_release);
+    }
+    atomic_store_explicit(&j->finished, 1, memory_order_release);
+}
+
+static void writer(split *j)
+{
+    uint32_t *dist = j->r->dist;
+    fill(j);
+    for (size_t k = 0;; k++) {
+        slot *s = &j->ring[k % RING];
+        /* Wait for level k (or a later one in its slot); move on if the
+         * searcher is writing it. */
+        for (unsigned turns = 0;;) {
+            /* Read before the exchange: a waiting writer must not take the
+             * slot's line from the searcher at every turn. */
+            int st = atomic_load_explicit(&s->state, memory_order_relaxed);
+            if (st == SLOT_READY && take_slot(s)) {
+                write_level(dist, s);
+                break;
+            }
+            if (st == SLOT_TAKEN)
+                break;
+            if (atomic_load_explicit(&j->finished, memory_order_acquire)) {
+                for (size_t i = 0; i < RING; i++) /* the levels left */
+                    if (take_slot(&j->ring[i]))
+                        write_level(dist, &j->ring[i]);
+                return;
+            }
+            spin(&turns);
+        }
+    }
+}
+
+static void split_task(void *arg, size_t i)
+{
+    (void)i;
+    split *j = arg;
+    if (atomic_fetch_add_explicit(&j->roles, 1, memory_order_relaxed) == 0)
+        searcher(j);
+    else
+        writer(j);
+}
+
+static cg_status search_two(cg__reach *r, uint64_t *open, const level *start, uint32_t max_moves,
+                            const cg__par *par)
+{
+    split *j = cg__calloc(1, sizeof *j);
+    if (!j)
+        return CG_ENOMEM;
+    j->r = r;
+    j->open = open;
+    j->max_moves = max_moves;
+    for (size_t i = 0; i < RING; i++)
+        atomic_init(&j->ring[i].state, SLOT_FREE);
+    atomic_init(&j->roles, 0);
+    atomic_init(&j->finished, 0);
+    size_t n = r->stride * ((size_t)r->h + 2);
+    j->fill_chunks = (n + FILL_CHUNK - 1) / FILL_CHUNK;
+    atomic_init(&j->fill_next, 0);
+    atomic_init(&j->fill_done, 0);
+    j->start = start;
+    /* The levels count against no budget, as any memory other threads hold
+     * (they are freed before the step ends). */
+    cg__budget *budget = cg__budget_suspend();
+    par->fn(par->ctx, 2, split_task, j);
+    cg__budget_resume(budget);
+    cg_status st = j->failed ? CG_ENOMEM : CG_OK;
+    for (size_t i = 0; i < RING; i++)
+        cg__free(j->ring[i].l.cell);
+    cg__free(j);
+    return st;
+}
+
 cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *starts,
-                                size_t nstarts, uint32_t max_moves)
+                                size_t nstarts, uint32_t max_moves, const cg__par *par)
 {
     size_t n = r->stride * ((size_t)r->h + 2);
     uint64_t *open = open_bits(g, r);
-    level cur = {NULL, 0, 0}, nxt = {NULL, 0, 0};
+    level cur = {0}, nxt = {0};
     cg_status st = CG_ENOMEM;
     if (!open || !level_reserve(&cur, nstarts))
         goto done;
-    /* Every cell unreached (CG_UNREACHED: all bits set) until reached. */
     advise_huge(r->dist, n * sizeof *r->dist);
-    memset(r->dist, 0xff, n * sizeof *r->dist);
-    uint32_t *dist = r->dist;
+    /* Level 0: each start once (the distances are written with the level). */
     for (size_t i = 0; i < nstarts; i++) {
         size_t at = (size_t)(starts[i].y - r->y0 + 1) * r->stride + (starts[i].x - r->x0 + 1);
+        size_t k = 0;
+        while (k < cur.n[0] && cur.cell[k] != at)
+            k++;
+        if (k < cur.n[0])
+            continue;
         /* A start may be a blocked cell: the unit's own (docs/reach.md). */
-        if (dist[at] != 0) {
-            dist[at] = 0;
-            open[at >> 6] &= ~(UINT64_C(1) << (at & 63));
-            cur.cell[cur.n++] = (uint32_t)at;
-        }
+        open[at >> 6] &= ~(UINT64_C(1) << (at & 63));
+        cur.cell[cur.n[0]++] = (uint32_t)at;
     }
-    const size_t stride = r->stride;
     r->count = 0;
-    for (uint32_t d = 0; cur.n > 0; d++) {
-        r->max_distance = d;
-        r->count += cur.n;
-        const uint32_t *c = cur.cell;
-        const size_t len = cur.n;
-        if (d == max_moves) {
-            for (size_t i = 0; i < len; i++)
-                dist[c[i]] = d;
-            break;
-        }
-        /* A cell adds at most its four sides (three, but a start four),
-         * plus the slot written past the last. */
-        if (!level_reserve(&nxt, 4 * len + 1))
-            goto done;
-        uint32_t *q = nxt.cell;
-        size_t tail = 0;
-        for (size_t i = 0; i < len; i++) {
-            __builtin_prefetch(&dist[c[i + PREFETCH_AHEAD < len ? i + PREFETCH_AHEAD : i]], 1, 3);
-            size_t at = c[i];
-            dist[at] = d;
-            /* Each side: appended without a branch (a write past the new
-             * tail is overwritten later), its open bit cleared either way. */
-#define VISIT(nb)                                                                                  \
-    do {                                                                                           \
-        size_t nb_ = (nb);                                                                         \
-        uint64_t *w_ = &open[nb_ >> 6];                                                            \
-        uint64_t v_ = *w_, f_ = v_ & (UINT64_C(1) << (nb_ & 63));                                  \
-        q[tail] = (uint32_t)nb_;                                                                   \
-        tail += f_ != 0;                                                                           \
-        *w_ = v_ ^ f_;                                                                             \
-    } while (0)
-            VISIT(at - 1);
-            VISIT(at + 1);
-            VISIT(at - stride);
-            VISIT(at + stride);
-#undef VISIT
-        }
-        nxt.n = tail;
-        level t = cur;
-        cur = nxt;
-        nxt = t;
-        nxt.n = 0;
+    if (par && par->fn && (n >= SPLIT_MIN_CELLS || split_forced)) {
+        st = search_two(r, open, &cur, max_moves, par);
+    } else {
+        /* Every cell unreached (CG_UNREACHED: all bits set) until reached. */
+        memset(r->dist, 0xff, n * sizeof *r->dist);
+        st = search_one(r, open, &cur, &nxt, max_moves);
     }
-    st = CG_OK;
 done:
     cg__free(open);
     cg__free(cur.cell);
