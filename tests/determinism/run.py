@@ -117,6 +117,17 @@ def big_cases():
     # every thread with -j; the bytes are the same for any -j.
     for p, j in (("type2", "1"), ("type2", "2"), ("type2", "3"), ("level", "2")):
         yield Case(f"big/{p}/2111x2017/png-striped-j{j}", ["-p", p, "-s", "1", "--size", "2111x2017", "-j", j, "-o", "big.png", "--scale", "1"])
+    # 2^20 cells and more: reach on the whole map takes two threads with -j
+    # (one searches, one writes distances); the same distances for any -j.
+    for j in ("1", "2", "3"):
+        yield Case(f"big/type2/2111x1201/reach-j{j}", ["-p", "type2", "-s", "1", "--size", "2111x1201", "-j", j,
+                                                      "--step", "entrance", "--reach", "entrance", "-f", "distances"])
+    # 2^24 cells and more: the clean-up steps label the map in stripes of
+    # rows (at once with -j); the same cells for any -j.
+    for j in ("1", "2"):
+        yield Case(f"big/type2/4099x4097/clean-j{j}", ["-p", "type2", "-s", "1", "--size", "4099x4097", "-j", j,
+                                                      "--step", "remove-floor min=50", "--step", "remove-walls min=50",
+                                                      "--step", "keep-largest", "-f", "pbm", "--scale", "1"])
 
 
 def batch_cases():
