@@ -1,6 +1,11 @@
 /* core/mem.c - the per-run memory budget behind the allocator of core/mem.h. */
+#define _DEFAULT_SOURCE /* madvise */
 #include "cavegen/cavegen.h"
 #include "core/mem.h"
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -87,4 +92,18 @@ void cg_format_bytes(char buf[32], uint64_t bytes, int up)
     }
     uint64_t whole = (bytes >> shift) + (up && (bytes & round) ? 1 : 0);
     snprintf(buf, 32, "%" PRIu64 " %s", whole, units[u]);
+}
+
+void cg__mem_advise_huge(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    const uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    const uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (e > a)
+        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
 }

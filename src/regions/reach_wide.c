@@ -34,9 +34,8 @@
  * (tests/test_reach.c compares them with the queue BFS of reach.c and a
  * plain one). */
 #if defined(__linux__)
-#define _DEFAULT_SOURCE /* madvise, sched_yield */
+#define _DEFAULT_SOURCE /* sched_yield */
 #include <sched.h>
-#include <sys/mman.h>
 #endif
 #include <stdatomic.h>
 #include <stdint.h>
@@ -61,22 +60,6 @@ static int split_forced; /* test hook: two threads at any size */
 void cg__reach_force_split(int on)
 {
     split_forced = on;
-}
-
-/* Huge pages for the whole 2 MiB pages inside a large block: advice only,
- * ignored where not supported. */
-static void advise_huge(void *p, size_t bytes)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-    uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (e > a)
-        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
 }
 
 /* ORs the nbits bits of src (bits past nbits clear) into dst from bit off. */
@@ -486,7 +469,7 @@ cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *
     cg_status st = CG_ENOMEM;
     if (!open || !level_reserve(&cur, nstarts))
         goto done;
-    advise_huge(r->dist, n * sizeof *r->dist);
+    cg__mem_advise_huge(r->dist, n * sizeof *r->dist);
     /* Level 0: each start once (the distances are written with the level). */
     for (size_t i = 0; i < nstarts; i++) {
         size_t at = (size_t)(starts[i].y - r->y0 + 1) * r->stride + (starts[i].x - r->x0 + 1);

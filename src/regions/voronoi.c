@@ -33,10 +33,6 @@
  * Which words of a row to compute: a per-row bitmask of the front's
  * nonzero words, dilated by one word and one row, so a sparse front costs
  * in proportion to its words and a dense one streams the rows. */
-#if defined(__linux__)
-#define _DEFAULT_SOURCE /* madvise */
-#include <sys/mman.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,24 +83,8 @@ typedef struct vec {
     size_t n, cap, elem;
 } vec;
 
-/* Huge pages for the whole 2 MiB pages inside a large block: advice only,
- * ignored where not supported (the pages are not touched yet: calloc's
- * large blocks come from the system zeroed). Lists get it from HUGE_LIST
- * bytes on. */
+/* Lists get huge pages (cg__mem_advise_huge) from HUGE_LIST bytes on. */
 #define HUGE_LIST ((size_t)4 << 20)
-static void advise_huge(void *p, size_t bytes)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    const uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-    const uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (e > a)
-        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
 
 static cg_status vec_grow(vec *v, size_t more)
 {
@@ -118,7 +98,7 @@ static cg_status vec_grow(vec *v, size_t more)
     if (!p)
         return CG_ENOMEM;
     if (cap * v->elem >= HUGE_LIST) /* the fronts' cells, the runs: reserved up front */
-        advise_huge(p, cap * v->elem);
+        cg__mem_advise_huge(p, cap * v->elem);
     v->p = p;
     v->cap = cap;
     return CG_OK;
@@ -279,7 +259,7 @@ static cg_status sort_runs(search *c)
     const uint32_t mask = (1u << DIGIT) - 1;
     srun *a = c->runs.p, *b = cg__malloc((n ? n : 1) * sizeof *b);
     if (b && n * sizeof *b >= HUGE_LIST)
-        advise_huge(b, n * sizeof *b);
+        cg__mem_advise_huge(b, n * sizeof *b);
     size_t *count = cg__malloc(((size_t)mask + 2) * sizeof *count);
     if (!b || !count) {
         cg__free(b);
@@ -1377,7 +1357,7 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     }
     c.boards = cg__calloc(3 * words, sizeof(uint64_t));
     if (c.boards) {
-        advise_huge(c.boards, 3 * words * sizeof(uint64_t));
+        cg__mem_advise_huge(c.boards, 3 * words * sizeof(uint64_t));
         c.f0 = c.boards;
         c.f1 = c.boards + words;
         c.terr = c.boards + 2 * words;
