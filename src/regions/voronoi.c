@@ -651,7 +651,7 @@ AVX512_ATTR static uint64_t grow_span_avx512(search *c, uint32_t y, size_t i0, s
     for (size_t j = 0; j < cnt; j += 8) {
         const size_t left = cnt - j;
         /* Lanes past the span: masked off (never loaded or stored). */
-        const __mmask8 lm = left >= 8 ? (__mmask8)0xff : (__mmask8)((1u << left) - 1);
+        const __mmask8 lm = (__mmask8)(left >= 8 ? 0xffu : (1u << left) - 1u);
         const __m512i f0 = _mm512_maskz_loadu_epi64(lm, fm + j);
         const __m512i fl = _mm512_maskz_loadu_epi64(lm, fml + j);
         const __m512i fr = _mm512_maskz_loadu_epi64(lm, fmr + j);
