@@ -190,6 +190,48 @@ static void striped_removal_matches_serial_on_patterns(void **state)
     }
 }
 
+/* keep-largest with large regions inside 7-row stripes (their first and
+ * last rows walls): each stripe flips its inner regions but its largest as
+ * soon as it is labelled, and the stripes' inner largest wait for the join.
+ * Blocks of floor, two in each band of 7 rows (ties within a band and
+ * across bands: the first in scan order stays), and, in one variant, a
+ * region through every band; the largest is now inside the first band, now
+ * inside a middle one or the last, now the one through the bands. Wide blocks make the
+ * inner largest hold more than 2^16 cells in all (flipped through the
+ * loop), narrow ones fewer (flipped one after another). */
+static void keep_largest_with_regions_inside_stripes(void **state)
+{
+    (void)state;
+    const int w = 1500, h = 77; /* 11 bands */
+    for (int v = 0; v < 5; v++) {
+        const int wide = v < 2 || v == 4;
+        const int block = wide ? 1400 : 500; /* the first block's width */
+        uint8_t *cells = tu_alloc_cells(w, h);
+        for (int y = 0; y < h; y++) {
+            const int band = y / 7, r = y % 7;
+            for (int x = 0; x < w; x++) {
+                uint8_t c = 1;
+                if (r >= 1 && r <= 5) {
+                    int bw = block + (v == 1 && band == 5) + (v == 4 && band == 10);
+                    if (x >= 1 && x < 1 + bw)
+                        c = 0; /* the band's first block */
+                    else if (v == 3 ? x >= 600 && x < 1100 : x >= 1410 && x < 1440)
+                        c = 0; /* a second block (when v == 3, as large as the first) */
+                    else if (x >= 1445 && x < 1448 && r == 3)
+                        c = 0; /* a speck */
+                }
+                if (v == 2 && x >= 1455 && x < 1499)
+                    c = 0; /* through every band */
+                cells[(size_t)y * (size_t)w + (size_t)x] = c;
+            }
+        }
+        char what[32];
+        snprintf(what, sizeof what, "bands %d", v);
+        check(cells, w, h, 0, -1, what);
+        free(cells);
+    }
+}
+
 /* A floor region removed in stripes (by remove-floor or keep-largest)
  * loses its markers as serially. */
 static void striped_removal_drops_markers_as_serial(void **state)
@@ -303,6 +345,7 @@ int main(void)
         cmocka_unit_test(striped_removal_matches_serial_on_random_maps),
         cmocka_unit_test(striped_removal_matches_serial_on_patterns),
         cmocka_unit_test(striped_removal_drops_markers_as_serial),
+        cmocka_unit_test(keep_largest_with_regions_inside_stripes),
         cmocka_unit_test(a_big_map_goes_in_stripes_with_or_without_a_loop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

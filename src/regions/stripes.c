@@ -37,6 +37,9 @@
 #define STRIPED_CELLS (UINT64_C(1) << 24)
 #define STRIPE_CELLS (UINT64_C(1) << 22)
 #define MAX_STRIPES 64u
+/* keep-largest floods the stripes' inner largest through the loop when
+ * they hold this many cells in all. */
+#define INNER_PAR_CELLS (UINT64_C(1) << 16)
 
 static uint32_t forced_rows;
 
@@ -56,13 +59,13 @@ typedef struct stripe {
     uint64_t kept;   /* bytes it keeps for the join */
     cg_status st;
     int any; /* a region flipped */
-    /* keep-largest only: the labelling and the edge roots' labels are kept;
-     * the largest region inside the stripe (ties: the first), the number
-     * of regions inside, and the inner root to keep (NONE: none). */
-    cg__labeller lb;
+    /* keep-largest only: the edge roots' labels (sorted), the largest
+     * region inside the stripe (ties: the first; NONE: none) with its size
+     * and first cell (map row), and the number of regions inside. */
     uint32_t *edge;
     uint64_t isize, inner;
-    uint32_t ilabel, keep;
+    uint32_t ilabel, ix, iy;
+    int drop_inner; /* flip that region after the join */
 } stripe;
 
 #define NONE UINT32_MAX
@@ -118,62 +121,18 @@ static uint32_t index_of(const uint32_t *e, size_t n, uint32_t l)
     return (uint32_t)(p - e);
 }
 
-/* keep-largest: keeps only the roots of a stripe's labelling, renumbered
- * 0, 1, ... in the same order (so still in scan order of their first
- * cells), in blocks of their size: the stripes wait for the largest region
- * to be known holding fewer labels than one labelling of the whole map
- * would. A root's parent[] first becomes its new number, through which the
- * edge list and the inner largest are renumbered; row_first becomes the
- * roots made before each row. */
-static cg_status keep_roots(stripe *s, cg__labeller *lb)
-{
-    uint32_t *parent = lb->parent, *rf = lb->row_first;
-    uint32_t y = 0, cnt = 0;
-    for (size_t l = 0; l < lb->n; l++) {
-        while (y < lb->rows && rf[y] == l)
-            rf[y++] = cnt;
-        if (parent[l] != l)
-            continue;
-        lb->first_x[cnt] = lb->first_x[l];
-        lb->size[cnt] = lb->size[l];
-        parent[l] = cnt++;
-    }
-    while (y < lb->rows)
-        rf[y++] = cnt;
-    for (size_t k = 0; k < s->nedge; k++)
-        s->edge[k] = parent[s->edge[k]];
-    if (s->ilabel != NONE)
-        s->ilabel = parent[s->ilabel];
-    for (uint32_t k = 0; k < cnt; k++)
-        parent[k] = k;
-    lb->n = cnt;
-    /* Smaller blocks (a failure here is one like any other: the library
-     * fails every run whose allocation fails, never only sometimes). */
-    const size_t c = cnt ? cnt : 1;
-    uint32_t *p = cg__realloc(lb->parent, c * sizeof *p);
-    if (!p)
-        return CG_ENOMEM;
-    lb->parent = p;
-    uint64_t *z = cg__realloc(lb->size, c * sizeof *z);
-    if (!z)
-        return CG_ENOMEM;
-    lb->size = z;
-    uint32_t *fx = cg__realloc(lb->first_x, c * sizeof *fx);
-    if (!fx)
-        return CG_ENOMEM;
-    lb->first_x = fx;
-    lb->cap = cnt;
-    return CG_OK;
-}
-
 /* Stripe s's work once labelled: its edge labels become roots, and the
  * roots on an edge a sorted list, whose sizes and first cells are kept,
  * indexed as top and bot then are. Removal flips the small regions inside
  * the stripe at once, in a view of its rows (they do not touch its edge
  * rows, which the join reads, and a flood cannot leave the view, so no
- * other stripe's rows are read or written), and keeps nothing else of the
- * labelling; keep-largest keeps the labelling and finds the largest
- * region inside. */
+ * other stripe's rows are read or written). keep-largest finds the
+ * largest region inside (ties: the first) and flips the other regions
+ * inside at once, the same way: none of them can be the map's largest -
+ * that is the first of the largest, and the stripe's largest inside is as
+ * large and comes first - and if the stripe has two regions inside, the
+ * map has two regions, so keep-largest flips something. Nothing else of
+ * the labelling is kept. */
 static cg_status finish_stripe(const job *j, stripe *s, cg__labeller *lb)
 {
     uint32_t *parent = lb->parent;
@@ -193,9 +152,51 @@ static cg_status finish_stripe(const job *j, stripe *s, cg__labeller *lb)
         if (u == 0 || e[k] != e[u - 1])
             e[u++] = e[k];
     cg_status st = CG_OK;
+    cg_grid view = stripe_view(j->g, s);
     if (!j->largest) {
-        cg_grid view = stripe_view(j->g, s);
         st = cg__flip_small_roots(&view, lb, j->min, e, u, &s->any);
+    } else {
+        /* The roots not on an edge, in label order: scan order. */
+        s->ilabel = NONE;
+        size_t k = 0;
+        for (size_t l = 0; l < lb->n; l++) {
+            if (parent[l] != l)
+                continue;
+            while (k < u && e[k] < l)
+                k++;
+            if (k < u && e[k] == l)
+                continue;
+            s->inner++;
+            if (s->ilabel == NONE || lb->size[l] > s->isize) {
+                s->isize = lb->size[l];
+                s->ilabel = (uint32_t)l;
+            }
+        }
+        if (s->inner > 1) {
+            /* Every root but the edge ones and the largest inside. */
+            uint32_t *skip = cg__malloc((u + 1) * sizeof *skip);
+            if (!skip) {
+                st = CG_ENOMEM;
+            } else {
+                size_t m = 0;
+                int put = 0;
+                for (k = 0; k < u; k++) {
+                    if (!put && s->ilabel < e[k]) {
+                        skip[m++] = s->ilabel;
+                        put = 1;
+                    }
+                    skip[m++] = e[k];
+                }
+                if (!put)
+                    skip[m++] = s->ilabel;
+                st = cg__flip_small_roots(&view, lb, UINT64_MAX, skip, m, &s->any);
+                cg__free(skip);
+            }
+        }
+        if (s->ilabel != NONE) {
+            cg__label_first(lb, s->ilabel, &s->ix, &s->iy);
+            s->iy += s->y0;
+        }
     }
     const size_t c = u ? u : 1;
     s->esize = cg__malloc(c * sizeof *s->esize);
@@ -218,24 +219,8 @@ static cg_status finish_stripe(const job *j, stripe *s, cg__labeller *lb)
         s->nedge = u;
     }
     if (st == CG_OK && j->largest) {
-        /* The roots not on an edge, in label order: scan order. */
-        s->ilabel = s->keep = NONE;
-        size_t k = 0;
-        for (size_t l = 0; l < lb->n; l++) {
-            if (parent[l] != l)
-                continue;
-            while (k < u && e[k] < l)
-                k++;
-            if (k < u && e[k] == l)
-                continue;
-            s->inner++;
-            if (s->ilabel == NONE || lb->size[l] > s->isize) {
-                s->isize = lb->size[l];
-                s->ilabel = (uint32_t)l;
-            }
-        }
         s->edge = e;
-        return keep_roots(s, lb);
+        return st;
     }
     cg__free(e);
     return st;
@@ -257,10 +242,7 @@ static void label_task(void *arg, size_t i)
     if (st == CG_OK) {
         if (s->st == CG_OK)
             st = finish_stripe(j, s, &lb);
-        if (st == CG_OK && s->st == CG_OK && j->largest)
-            s->lb = lb; /* kept */
-        else
-            cg__labeller_free(&lb);
+        cg__labeller_free(&lb);
     }
     if (s->st == CG_OK)
         s->st = st;
@@ -271,31 +253,17 @@ static void label_task(void *arg, size_t i)
     }
 }
 
-/* Task i of keep-largest: flips every region inside stripe i but the one
- * to keep, in a view of its rows. */
-static void flip_task(void *arg, size_t i)
+/* Task i of keep-largest, after the join: flips the largest region inside
+ * stripe i unless it is the map's largest (drop_inner), in a view of the
+ * stripe's rows. */
+static void inner_task(void *arg, size_t i)
 {
     const job *j = arg;
     stripe *s = &j->s[i];
-    uint32_t *skip = cg__malloc((s->nedge + 1) * sizeof *skip);
-    if (!skip) {
-        s->st = CG_ENOMEM;
+    if (!s->drop_inner)
         return;
-    }
-    size_t n = 0;
-    int put = s->keep == NONE; /* (an inner root: never on the edge list) */
-    for (size_t k = 0; k < s->nedge; k++) {
-        if (!put && s->keep < s->edge[k]) {
-            skip[n++] = s->keep;
-            put = 1;
-        }
-        skip[n++] = s->edge[k];
-    }
-    if (!put)
-        skip[n++] = s->keep;
     cg_grid view = stripe_view(j->g, s);
-    s->st = cg__flip_small_roots(&view, &s->lb, UINT64_MAX, skip, n, &s->any);
-    cg__free(skip);
+    s->st = cg__flip_region_at(&view, s->ix, s->iy - s->y0, s->isize, 0);
 }
 
 /* Runs task(j, i) for every stripe, through par when there is one, with
@@ -396,9 +364,11 @@ static cg_status join(const cg_grid *g, int walls, const stripe *s, size_t n, ui
  * rows, one at a time from their first cells (those inside went with
  * their stripes). keep-largest finds the largest region - among the
  * stripes' inner largest and the joined ones, ties to the first in scan
- * order, i.e. the smallest (stripe, label) - then every stripe flips the
- * regions inside it but that one, at once, and the regions on the edges
- * but that one are flipped here. */
+ * order, i.e. the smallest (stripe, label) - then flips the stripes'
+ * inner largest but that one (the other regions inside went with their
+ * stripes), each stripe at once when they hold many cells (a loop's round
+ * costs more than a few small floods), and the regions on the edges but
+ * that one one at a time. */
 static cg_status flip_after(job *j, const cg__par *par, size_t n, const uint32_t *parent,
                             const uint64_t *size, int *any)
 {
@@ -439,9 +409,13 @@ static cg_status flip_after(job *j, const cg__par *par, size_t n, const uint32_t
         }
         if (regions < 2)
             return CG_OK;
-        if (best == NONE)
-            s[best_stripe].keep = s[best_stripe].ilabel;
-        run_tasks(par, n, flip_task, j);
+        uint64_t cells = 0;
+        for (size_t i = 0; i < n; i++) {
+            s[i].drop_inner = s[i].ilabel != NONE && !(best == NONE && i == best_stripe);
+            cells += s[i].drop_inner ? s[i].isize : 0;
+            *any |= s[i].drop_inner;
+        }
+        run_tasks(cells >= INNER_PAR_CELLS ? par : NULL, n, inner_task, j);
         for (size_t i = 0; i < n; i++) {
             if (s[i].st != CG_OK && st == CG_OK)
                 st = s[i].st;
@@ -537,7 +511,6 @@ static cg_status run_stripes(job *j, const cg__par *par, uint32_t rows)
         cg__free(s[i].ex);
         cg__free(s[i].ey);
         cg__free(s[i].edge);
-        cg__labeller_free(&s[i].lb);
     }
     cg__free(s);
     if (any && !j->walls)
