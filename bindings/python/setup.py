@@ -85,6 +85,10 @@ class BuildWithLibrary(build_ext):
                 deps = ["-lpng", "-lz"]
         for ext in self.extensions:
             ext.extra_objects = [lib]
+            # A newer library (or header) relinks the module: setuptools
+            # otherwise looks only at the module's own source, and an in-place
+            # build against a rebuilt library would keep the old code.
+            ext.depends = list(ext.depends) + [lib, HEADER]
             # The library's cg_ symbols stay inside the module.
             ext.extra_link_args = deps + ["-pthread", "-Wl,--exclude-libs,ALL"]
         super().run()
