@@ -254,6 +254,29 @@ static uint8_t *twin_map(int w, int h, int kind, uint64_t *rng)
     return cells;
 }
 
+/* Connects a map of the given cells both ways, the search in use and the
+ * twin (the first search), and fails unless they carve the same cells and
+ * the same number of corridors; `what` names the case in the message. */
+static void assert_connect_like_twin(const uint8_t *cells, int w, int h, int kind,
+                                     uint32_t width, const char *what)
+{
+    cg_grid *fast = tu_grid_from_cells(cells, w, h);
+    cg_grid *twin = tu_grid_from_cells(cells, w, h);
+    uint64_t nf = 0, nt = 0;
+    assert_int_equal(cg__connect(fast, width, &nf), CG_OK);
+    cg__connect_force_base(1);
+    assert_int_equal(cg__connect(twin, width, &nt), CG_OK);
+    cg__connect_force_base(0);
+    if (!tu_grids_equal(fast, twin) || nf != nt) {
+        print_error("%dx%d, map kind %d, width %u, %s: %llu corridors, twin %llu%s\n", w, h,
+                    kind, width, what, (unsigned long long)nf, (unsigned long long)nt,
+                    tu_grids_equal(fast, twin) ? "" : ", cells differ");
+        fail();
+    }
+    cg_grid_free(fast);
+    cg_grid_free(twin);
+}
+
 /* The row-by-row search (the default) against its twin, the first search
  * (cg__connect_force_base): the same cells carved, bit for bit, and the
  * same number of corridors, on maps of awkward sizes and every pattern
@@ -275,23 +298,8 @@ static void the_row_search_carves_what_its_twin_carves(void **state)
                 const int w = twin_sizes[si][0], h = twin_sizes[si][1];
                 uint8_t *cells = twin_map(w, h, kind, &rng);
                 const uint32_t width = (uint32_t)tu_range(&rng, 1, 5);
-                cg_grid *fast = tu_grid_from_cells(cells, w, h);
-                cg_grid *twin = tu_grid_from_cells(cells, w, h);
-                uint64_t nf = 0, nt = 0;
-                assert_int_equal(cg__connect(fast, width, &nf), CG_OK);
-                cg__connect_force_base(1);
-                assert_int_equal(cg__connect(twin, width, &nt), CG_OK);
-                cg__connect_force_base(0);
-                if (!tu_grids_equal(fast, twin) || nf != nt) {
-                    print_error("%dx%d, map kind %d, width %u, %s copy: %llu corridors, twin "
-                                "%llu%s\n",
-                                w, h, kind, width, round ? "baseline" : "fast",
-                                (unsigned long long)nf, (unsigned long long)nt,
-                                tu_grids_equal(fast, twin) ? "" : ", cells differ");
-                    fail();
-                }
-                cg_grid_free(fast);
-                cg_grid_free(twin);
+                assert_connect_like_twin(cells, w, h, kind, width,
+                                         round ? "baseline copy" : "fast copy");
                 free(cells);
             }
         }
@@ -321,23 +329,8 @@ static void every_kernel_path_carves_what_the_twin_carves(void **state)
                 for (int kind = 0; kind < 12; kind++) {
                     uint8_t *cells = twin_map(w, h, kind, &rng);
                     const uint32_t width = (uint32_t)tu_range(&rng, 1, 3);
-                    cg_grid *fast = tu_grid_from_cells(cells, w, h);
-                    cg_grid *twin = tu_grid_from_cells(cells, w, h);
-                    uint64_t nf = 0, nt = 0;
-                    assert_int_equal(cg__connect(fast, width, &nf), CG_OK);
-                    cg__connect_force_base(1);
-                    assert_int_equal(cg__connect(twin, width, &nt), CG_OK);
-                    cg__connect_force_base(0);
-                    if (!tu_grids_equal(fast, twin) || nf != nt) {
-                        print_error("%dx%d, map kind %d, width %u, path %s: %llu corridors, "
-                                    "twin %llu%s\n",
-                                    w, h, kind, width, cg__kernel_path_name(path),
-                                    (unsigned long long)nf, (unsigned long long)nt,
-                                    tu_grids_equal(fast, twin) ? "" : ", cells differ");
-                        fail();
-                    }
-                    cg_grid_free(fast);
-                    cg_grid_free(twin);
+                    assert_connect_like_twin(cells, w, h, kind, width,
+                                             cg__kernel_path_name(path));
                     free(cells);
                 }
             }
