@@ -400,7 +400,8 @@ static void strerror_describes_every_status(void **state)
 static void unset_grid_walled_in_stripes_is_new_grids(void **state)
 {
     (void)state;
-    static const uint32_t sizes[][2] = {{1, 1}, {63, 4}, {64, 5}, {65, 7}, {131, 9}, {1, 40}, {200, 1}};
+    static const uint32_t sizes[][2] = {{1, 1},   {63, 4}, {64, 5}, {65, 7},
+                                        {131, 9}, {1, 40}, {200, 1}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         uint32_t w = sizes[i][0], h = sizes[i][1];
         cg_grid *ref = NULL;

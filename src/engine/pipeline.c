@@ -331,8 +331,8 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
 {
     cg_grid *grid = NULL;
     const cg_grid *input = plan->input;
-    cg_status st =
-        input ? cg_grid_clone(&grid, input) : new_grid(&grid, plan->width, plan->height, &plan->par);
+    cg_status st = input ? cg_grid_clone(&grid, input)
+                         : new_grid(&grid, plan->width, plan->height, &plan->par);
     if (st != CG_OK) {
         cg__diag(diag, 0, 0, "out of memory for a %ux%u map", input ? input->w : plan->width,
                  input ? input->h : plan->height);
