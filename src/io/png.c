@@ -844,6 +844,67 @@ static inline __attribute__((always_inline)) void group(struct enc *e, struct pa
     }
 }
 
+/* Pass 2 of a word of 8 groups of one byte each (scale 1, 1 bit a pixel)
+ * at once, when it can be done without the parse's branch on every byte
+ * (does it repeat the byte before? about a quarter of the bytes do, at
+ * random, and that branch was most of the writer's time at scale 1).
+ * Equal neighbours are found for the 8 bytes together (the exact
+ * has-zero-byte test of the bytes XOR the bytes shifted by one, byte -1
+ * being ps->prev, always a byte here: a row starts with its filter byte).
+ * Then: a word whose 8 bytes all repeat the one before only lengthens the
+ * run; a word in which no byte ends a run of 3 or more repeats (counting
+ * the ps->run < 3 pending ones), which the parse would make a match, is
+ * all literals - the pending repeats, then its bytes, written two codes a
+ * put (each code <= 15 bits) - but for its last 1 or 2 bytes if they repeat
+ * the one before them: they stay pending, as the run may go on in the next
+ * word. The same symbols as group() byte by byte (tests/test_io_png.c
+ * compares with the plain encoder on maps of runs of every length). Returns
+ * 0, having changed nothing, for any other word: group() parses it. */
+static inline __attribute__((always_inline)) int lits_word(struct enc *e, struct part *pt,
+                                                           struct ps *ps, struct bw *w,
+                                                           uint64_t word)
+{
+    uint64_t px = 0;
+    for (unsigned k = 0; k < 8; k++, word >>= 8)
+        px |= (uint64_t)e->last[word & 0xff] << (8 * k);
+    const uint64_t lo7 = UINT64_C(0x7f7f7f7f7f7f7f7f);
+    const uint64_t d = px ^ (px << 8 | (uint64_t)(uint8_t)ps->prev);
+    if (d == 0) {
+        ps->run += 8;
+        return 1;
+    }
+    if (ps->run >= 3)
+        return 0;
+    /* 0x80 in byte i when byte i repeats byte i - 1. */
+    const uint64_t z = ~(((d & lo7) + lo7) | d | lo7);
+    const unsigned r = (unsigned)ps->run;
+    const uint64_t lead = r == 2 ? z & 0x80 : r == 1 ? (z & 0x8080) == 0x8080 : 0;
+    if ((z & z << 8 & z << 16) | lead)
+        return 0;
+    const unsigned prev = (unsigned)ps->prev;
+    if (r) {
+        const uint64_t c = e->code[prev];
+        const unsigned l = e->len[prev];
+        put(e, pt, w, r == 2 ? c | c << l : c, r * l);
+    }
+    const unsigned t = (unsigned)(z >> 63) * (1 + (unsigned)(z >> 55 & 1)); /* left pending */
+    const unsigned n = 8 - t;
+    unsigned k = 0;
+    for (; k + 2 <= n; k += 2) {
+        const unsigned b0 = (unsigned)(px >> (8 * k)) & 0xff;
+        const unsigned b1 = (unsigned)(px >> (8 * k + 8)) & 0xff;
+        put(e, pt, w, e->code[b0] | (uint64_t)e->code[b1] << e->len[b0],
+            (unsigned)e->len[b0] + e->len[b1]);
+    }
+    if (k < n) {
+        const unsigned b = (unsigned)(px >> (8 * k)) & 0xff;
+        put(e, pt, w, e->code[b], e->len[b]);
+    }
+    ps->run = t;
+    ps->prev = (int)(px >> 56);
+    return 1;
+}
+
 /* The parse state and the bit writer, passed by value to the marker bands'
  * function and back, so that neither has its address taken in the hot loop
  * of parse_image (they stay in registers there). */
@@ -986,8 +1047,9 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
                 ps->b += 8 * bytes8 * ps->a + sb;
                 ps->a += sa;
             }
-            for (unsigned k = 0; k < 8; k++, word >>= 8)
-                group(e, pt, ps, w, (unsigned)(word & 0xff), emit);
+            if (emit != WRITE || bytes8 != 1 || !lits_word(e, pt, ps, w, word))
+                for (unsigned k = 0; k < 8; k++, word >>= 8)
+                    group(e, pt, ps, w, (unsigned)(word & 0xff), emit);
             if (emit && (q & 511) == 511) { /* every 4096 groups */
                 ps->a %= ADLER_MOD;
                 ps->b %= ADLER_MOD;
