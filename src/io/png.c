@@ -857,8 +857,9 @@ static inline __attribute__((always_inline)) void group(struct enc *e, struct pa
  * all literals - the pending repeats, then its bytes, written two codes a
  * put (each code <= 15 bits) - but for its last 1 or 2 bytes if they repeat
  * the one before them: they stay pending, as the run may go on in the next
- * word. The same symbols as group() byte by byte (tests/test_io_png.c
- * compares with the plain encoder on maps of runs of every length). Returns
+ * word. The same symbols as group() byte by byte, and the same bytes
+ * (tests/test_io_png.c compares with the plain encoder on maps of runs of
+ * every length, in one IDAT chunk and several). Returns
  * 0, having changed nothing, for any other word: group() parses it. */
 static inline __attribute__((always_inline)) int lits_word(struct enc *e, struct part *pt,
                                                            struct ps *ps, struct bw *w,
@@ -873,7 +874,10 @@ static inline __attribute__((always_inline)) int lits_word(struct enc *e, struct
         ps->run += 8;
         return 1;
     }
-    if (ps->run >= 3)
+    /* Near the end of the output (an image written as it is made spills an
+     * IDAT chunk there, at the first code that reaches it), byte by byte:
+     * the chunks end where they did, not a code or two later. */
+    if (ps->run >= 3 || w->limit - w->p < 32)
         return 0;
     /* 0x80 in byte i when byte i repeats byte i - 1. */
     const uint64_t z = ~(((d & lo7) + lo7) | d | lo7);
