@@ -4,8 +4,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <string.h>
 #include <cmocka.h>
 
+#include "core/grid.h"
 #include "testutil.h"
 
 /* Sizes across the 64-cell word boundaries of the bitboard. */
@@ -392,10 +394,42 @@ static void strerror_describes_every_status(void **state)
     assert_non_null(cg_strerror((cg_status)1000));
 }
 
+/* A grid from cg__grid_new_unset walled in stripes (as a big map's first
+ * touch is spread over threads) is cg_grid_new's word for word, frame and
+ * padding rows included, for every cut into 1..5 stripes. */
+static void unset_grid_walled_in_stripes_is_new_grids(void **state)
+{
+    (void)state;
+    static const uint32_t sizes[][2] = {{1, 1},   {63, 4}, {64, 5}, {65, 7},
+                                        {131, 9}, {1, 40}, {200, 1}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint32_t w = sizes[i][0], h = sizes[i][1];
+        cg_grid *ref = NULL;
+        assert_int_equal(cg_grid_new(&ref, w, h), CG_OK);
+        size_t bytes = ref->stride * ((size_t)h + 2 * CG__PAD) * sizeof(uint64_t);
+        for (uint32_t n = 1; n <= 5 && n <= h; n++) {
+            cg_grid *g = NULL;
+            assert_int_equal(cg__grid_new_unset(&g, w, h), CG_OK);
+            memset(g->mem, 0x5a, bytes); /* whatever the memory held */
+            for (uint32_t k = n; k-- > 0;) /* any order */
+                cg__grid_wall_rows(g, (uint32_t)((uint64_t)h * k / n),
+                                   (uint32_t)((uint64_t)h * (k + 1) / n));
+            assert_int_equal(g->stride, ref->stride);
+            assert_memory_equal(g->mem, ref->mem, bytes);
+            cg_grid_free(g);
+        }
+        cg_grid_free(ref);
+    }
+    cg_grid *g = NULL;
+    assert_int_equal(cg__grid_new_unset(&g, 0, 5), CG_EINVAL);
+    assert_null(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(new_grid_is_all_wall_without_markers),
+        cmocka_unit_test(unset_grid_walled_in_stripes_is_new_grids),
         cmocka_unit_test(new_grid_rejects_zero_and_oversized_dimensions),
         cmocka_unit_test(new_grid_accepts_the_largest_width_and_height),
         cmocka_unit_test(get_outside_the_grid_reads_wall),

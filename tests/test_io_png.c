@@ -815,6 +815,68 @@ static void png_bytes_are_the_twins(void **state)
     cg_pipeline_free(p);
 }
 
+/* At scale 1 a pixel byte is an 8-cell group, and pass 2 takes a word of 8
+ * of them at once when none ends a run of 3 or more repeats (io/png.c,
+ * lits_word): maps whose groups repeat in runs of every length 1..6 and
+ * some long ones, from an alphabet of 2 or 3 values (so a run often ends
+ * on a value that starts the next), across words and rows, are the twin's
+ * bytes, in one stripe and many, through threads. 600 rows: pass 2 parses
+ * the image (a small one replays pass 1's tokens instead). */
+static void png_runs_of_every_length_are_the_twins(void **state)
+{
+    (void)state;
+    static const int widths[] = {64, 65, 72, 128, 131, 200, 520};
+    uint64_t rng = 77;
+    for (int stripes = 0; stripes < 2; stripes++) {
+        cg__png_set_stripe_cells(stripes ? 4096 : 0);
+        oracle_png_set_stripe_cells(stripes ? 4096 : 0);
+        twin_threads = stripes;
+        for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+            for (int alphabet = 2; alphabet <= 3; alphabet++) {
+                const int w = widths[wi], h = 600;
+                const uint8_t values[3] = {0x00, 0xff, (uint8_t)(tu_next(&rng) | 1)};
+                cg_grid *g = NULL;
+                assert_int_equal(cg_grid_new(&g, (uint32_t)w, (uint32_t)h), CG_OK);
+                for (int y = 0; y < h; y++) {
+                    int x = 0;
+                    while (x < w) {
+                        uint64_t r = tu_next(&rng);
+                        int len = r % 8 == 7 ? 7 + (int)(r >> 3) % 40 : 1 + (int)(r % 6);
+                        uint8_t v = values[(r >> 16) % (uint64_t)alphabet];
+                        for (int k = 0; k < len && x < w; k++, x += 8)
+                            for (int b = 0; b < 8 && x + b < w; b++)
+                                cg_grid_set(g, x + b, y, (v >> b) & 1 ? CG_WALL : CG_FLOOR);
+                    }
+                }
+                expect_oracle_bytes(g, 1, "runs of groups");
+                cg_grid_free(g);
+            }
+    }
+    cg__png_set_stripe_cells(0);
+    oracle_png_set_stripe_cells(0);
+    twin_threads = 0;
+    /* One stripe (under 4 million cells) written as it is made, in several
+     * IDAT chunks: runs of any byte, mostly of one, so the stream is near a
+     * byte a group, and its chunks end at the first code that fills one
+     * (several images, so that some chunk ends inside a word's codes). */
+    for (int i = 0; i < 6; i++) {
+        cg_grid *g = NULL;
+        const int w = 2800 + 61 * i, h = 1300;
+        assert_int_equal(cg_grid_new(&g, (uint32_t)w, (uint32_t)h), CG_OK);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w;) {
+                uint64_t r = tu_next(&rng);
+                int len = r % 16 == 15 ? 3 + (int)(r >> 4) % 20 : 1 + (r % 16 > 11);
+                uint8_t v = (uint8_t)(r >> 32);
+                for (int k = 0; k < len && x < w; k++, x += 8)
+                    for (int b = 0; b < 8 && x + b < w; b++)
+                        cg_grid_set(g, x + b, y, (v >> b) & 1 ? CG_WALL : CG_FLOOR);
+            }
+        expect_oracle_bytes(g, 1, "runs of any byte");
+        cg_grid_free(g);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -835,6 +897,7 @@ int main(void)
         cmocka_unit_test(png_stripes_larger_than_predicted_are_made_again),
         cmocka_unit_test(png_write_options_parallel_gives_the_same_bytes),
         cmocka_unit_test(png_bytes_are_the_twins),
+        cmocka_unit_test(png_runs_of_every_length_are_the_twins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

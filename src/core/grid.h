@@ -88,6 +88,16 @@ static inline uint64_t cg__pack_xy(uint64_t x, uint64_t y)
     return y << 32 | x;
 }
 
+/* A grid of width x height (cg_grid_new's checks and statuses) whose cell
+ * storage, frame and padding included, is not yet written: the caller
+ * sets every word of it (cg__grid_wall_rows) before any other use. A big
+ * map's storage is written through the caller's threads that way, so the
+ * pages are first touched (and zeroed by the kernel) on all of them. */
+cg_status cg__grid_new_unset(cg_grid **out, uint32_t width, uint32_t height);
+/* Sets rows y0..y1-1 of a grid from cg__grid_new_unset to wall, their frame
+ * words included, and the padding rows above the map when y0 == 0 and
+ * below it when y1 == h: stripes covering 0..h make it cg_grid_new's. */
+void cg__grid_wall_rows(cg_grid *g, uint32_t y0, uint32_t y1);
 /* An all-wall grid with the same size as g, without markers. */
 cg_status cg__grid_new_like(cg_grid **out, const cg_grid *g);
 /* Exchanges the cell storage of a and b (same size); markers stay. */

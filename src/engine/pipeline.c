@@ -304,6 +304,25 @@ static void free_scratch(cg__run *run, stack_scratch *ss)
     run->scratch = NULL;
 }
 
+static void wall_stripe(void *arg, uint32_t y0, uint32_t y1)
+{
+    cg__grid_wall_rows(arg, y0, y1);
+}
+
+/* A fresh all-wall grid of width x height, cg_grid_new's: a big one is
+ * written in stripes through the caller's threads, so that its first touch
+ * (the kernel zeroing its pages, then the walls) is not on one thread
+ * while the others wait. */
+static cg_status new_grid(cg_grid **out, uint32_t width, uint32_t height, const cg__par *par)
+{
+    if (!par->fn)
+        return cg_grid_new(out, width, height);
+    cg_status st = cg__grid_new_unset(out, width, height);
+    if (st == CG_OK)
+        cg__par_rows(par, *out, wall_stripe, *out);
+    return st;
+}
+
 /* One attempt: runs every step on a fresh grid. On CG_EFAIL *failed is the
  * index of the step that failed and *score how close it came. */
 static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uint64_t seed,
@@ -312,8 +331,8 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
 {
     cg_grid *grid = NULL;
     const cg_grid *input = plan->input;
-    cg_status st =
-        input ? cg_grid_clone(&grid, input) : cg_grid_new(&grid, plan->width, plan->height);
+    cg_status st = input ? cg_grid_clone(&grid, input)
+                         : new_grid(&grid, plan->width, plan->height, &plan->par);
     if (st != CG_OK) {
         cg__diag(diag, 0, 0, "out of memory for a %ux%u map", input ? input->w : plan->width,
                  input ? input->h : plan->height);

@@ -844,6 +844,71 @@ static inline __attribute__((always_inline)) void group(struct enc *e, struct pa
     }
 }
 
+/* Pass 2 of a word of 8 groups of one byte each (scale 1, 1 bit a pixel)
+ * at once, when it can be done without the parse's branch on every byte
+ * (does it repeat the byte before? about a quarter of the bytes do, at
+ * random, and that branch was most of the writer's time at scale 1).
+ * Equal neighbours are found for the 8 bytes together (the exact
+ * has-zero-byte test of the bytes XOR the bytes shifted by one, byte -1
+ * being ps->prev, always a byte here: a row starts with its filter byte).
+ * Then: a word whose 8 bytes all repeat the one before only lengthens the
+ * run; a word in which no byte ends a run of 3 or more repeats (counting
+ * the ps->run < 3 pending ones), which the parse would make a match, is
+ * all literals - the pending repeats, then its bytes, written two codes a
+ * put (each code <= 15 bits) - but for its last 1 or 2 bytes if they repeat
+ * the one before them: they stay pending, as the run may go on in the next
+ * word. The same symbols as group() byte by byte, and the same bytes
+ * (tests/test_io_png.c compares with the plain encoder on maps of runs of
+ * every length, in one IDAT chunk and several). Returns
+ * 0, having changed nothing, for any other word: group() parses it. */
+static inline __attribute__((always_inline)) int lits_word(struct enc *e, struct part *pt,
+                                                           struct ps *ps, struct bw *w,
+                                                           uint64_t word)
+{
+    uint64_t px = 0;
+    for (unsigned k = 0; k < 8; k++, word >>= 8)
+        px |= (uint64_t)e->last[word & 0xff] << (8 * k);
+    const uint64_t lo7 = UINT64_C(0x7f7f7f7f7f7f7f7f);
+    const uint64_t d = px ^ (px << 8 | (uint64_t)(uint8_t)ps->prev);
+    if (d == 0) {
+        ps->run += 8;
+        return 1;
+    }
+    /* Near the end of the output (an image written as it is made spills an
+     * IDAT chunk there, at the first code that reaches it), byte by byte:
+     * the chunks end where they did, not a code or two later. */
+    if (ps->run >= 3 || w->limit - w->p < 32)
+        return 0;
+    /* 0x80 in byte i when byte i repeats byte i - 1. */
+    const uint64_t z = ~(((d & lo7) + lo7) | d | lo7);
+    const unsigned r = (unsigned)ps->run;
+    const uint64_t lead = r == 2 ? z & 0x80 : r == 1 ? (z & 0x8080) == 0x8080 : 0;
+    if ((z & z << 8 & z << 16) | lead)
+        return 0;
+    const unsigned prev = (unsigned)ps->prev;
+    if (r) {
+        const uint64_t c = e->code[prev];
+        const unsigned l = e->len[prev];
+        put(e, pt, w, r == 2 ? c | c << l : c, r * l);
+    }
+    const unsigned t = (unsigned)(z >> 63) * (1 + (unsigned)(z >> 55 & 1)); /* left pending */
+    const unsigned n = 8 - t;
+    unsigned k = 0;
+    for (; k + 2 <= n; k += 2) {
+        const unsigned b0 = (unsigned)(px >> (8 * k)) & 0xff;
+        const unsigned b1 = (unsigned)(px >> (8 * k + 8)) & 0xff;
+        put(e, pt, w, e->code[b0] | (uint64_t)e->code[b1] << e->len[b0],
+            (unsigned)e->len[b0] + e->len[b1]);
+    }
+    if (k < n) {
+        const unsigned b = (unsigned)(px >> (8 * k)) & 0xff;
+        put(e, pt, w, e->code[b], e->len[b]);
+    }
+    ps->run = t;
+    ps->prev = (int)(px >> 56);
+    return 1;
+}
+
 /* The parse state and the bit writer, passed by value to the marker bands'
  * function and back, so that neither has its address taken in the hot loop
  * of parse_image (they stay in registers there). */
@@ -986,8 +1051,9 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
                 ps->b += 8 * bytes8 * ps->a + sb;
                 ps->a += sa;
             }
-            for (unsigned k = 0; k < 8; k++, word >>= 8)
-                group(e, pt, ps, w, (unsigned)(word & 0xff), emit);
+            if (emit != WRITE || bytes8 != 1 || !lits_word(e, pt, ps, w, word))
+                for (unsigned k = 0; k < 8; k++, word >>= 8)
+                    group(e, pt, ps, w, (unsigned)(word & 0xff), emit);
             if (emit && (q & 511) == 511) { /* every 4096 groups */
                 ps->a %= ADLER_MOD;
                 ps->b %= ADLER_MOD;
@@ -1177,7 +1243,8 @@ static void put_header(const struct enc *e, struct part *pt, struct bw *w, unsig
 #define STRIPE_CELLS (UINT64_C(1) << 20)
 #define MAX_STRIPES 1024u
 /* Stripes compressed at once, each into a buffer of its own; their bytes
- * are written in order once the round is done. */
+ * are written in order while the next round is compressed (write_stripes),
+ * so there are two rounds' worth of slots. */
 #define ROUND_SLOTS 16u
 
 static uint64_t stripe_cells = STRIPE_CELLS;
@@ -1222,18 +1289,39 @@ static void compress_stripe(struct enc *e, struct part *pt, struct bw *w, uint32
     }
 }
 
-/* A round of stripes: slot k holds stripe first + k. */
+/* A round of stripes: slots[k] holds stripe first + k. While it is
+ * compressed, the calling thread writes the round before (prev, nprev
+ * stripes; none for the first) as it takes its first task: written says it
+ * did, failed that a write failed. Only the calling thread touches those
+ * and *a, *b (the Adler-32 of the stream written so far). */
 struct round {
     struct enc *e;
+    struct part *slots;
     uint32_t first;
+    const struct part *prev;
+    uint32_t nprev;
+    int written, failed;
+    uint64_t *a, *b;
 };
+
+/* The round whose loop the calling thread is in (write_stripes), NULL
+ * outside: how a task knows it runs on the thread that may write (the
+ * writes of a cg_write come from the calling thread only, cavegen.h). */
+static _Thread_local const struct round *writing_round;
+
+static int write_round(struct enc *e, const struct part *slots, uint32_t n, uint64_t *a,
+                       uint64_t *b);
 
 static void stripe_task(void *arg, size_t k)
 {
-    const struct round *r = arg;
+    struct round *r = arg;
+    if (writing_round == r && !r->written) {
+        r->written = 1;
+        r->failed = write_round(r->e, r->prev, r->nprev, r->a, r->b);
+    }
     /* The parse state is written at every byte: a copy on this thread's
      * stack, not the slot beside other threads' slots (false sharing). */
-    struct part pt = r->e->slots[k];
+    struct part pt = r->slots[k];
     struct bw w = {0, 0, pt.buf, pt.buf + pt.cap};
     pt.overflow = 0;
     compress_stripe(r->e, &pt, &w, r->first + (uint32_t)k);
@@ -1245,21 +1333,14 @@ static void stripe_task(void *arg, size_t k)
         uLong crc = crc32(crc32(0, (const Bytef *)"IDAT", 4), pt.buf + i * IDAT_BYTES, (uInt)n);
         pt.crcs[i] = (uint32_t)crc;
     }
-    r->e->slots[k] = pt;
-}
-
-/* Bytes through the sink, as libpng's own writes go (a failure longjmps). */
-static void sink_bytes(struct enc *e, const void *p, size_t n)
-{
-    if (e->sink.write(e->sink.ctx, p, n) != 0) {
-        e->sink.failed = 1;
-        png_error(e->png, "write failed");
-    }
+    r->slots[k] = pt;
 }
 
 /* A stripe's bytes as IDAT chunks of IDAT_BYTES, the last one shorter, with
- * the CRCs its task computed. */
-static void write_chunks(struct enc *e, const struct part *pt)
+ * the CRCs its task computed. Nonzero if a write failed (e->sink.failed
+ * set): it runs inside the caller's parallel loop, where png_error's
+ * longjmp must not go, so the caller raises it after the loop. */
+static int write_chunks(struct enc *e, const struct part *pt)
 {
     for (size_t i = 0; i * IDAT_BYTES < pt->len; i++) {
         size_t n = pt->len - i * IDAT_BYTES < IDAT_BYTES ? pt->len - i * IDAT_BYTES : IDAT_BYTES;
@@ -1273,16 +1354,43 @@ static void write_chunks(struct enc *e, const struct part *pt)
                            'T'};
         uint32_t c = pt->crcs[i];
         uint8_t crc[4] = {(uint8_t)(c >> 24), (uint8_t)(c >> 16), (uint8_t)(c >> 8), (uint8_t)c};
-        sink_bytes(e, head, sizeof head);
-        sink_bytes(e, pt->buf + i * IDAT_BYTES, n);
-        sink_bytes(e, crc, sizeof crc);
+        if (e->sink.write(e->sink.ctx, head, sizeof head) != 0 ||
+            e->sink.write(e->sink.ctx, pt->buf + i * IDAT_BYTES, n) != 0 ||
+            e->sink.write(e->sink.ctx, crc, sizeof crc) != 0) {
+            e->sink.failed = 1;
+            return 1;
+        }
     }
+    return 0;
+}
+
+/* The n stripes of a round, in order, and their Adler-32 combined into the
+ * stream's (*a, *b). Nonzero if a write failed. */
+static int write_round(struct enc *e, const struct part *slots, uint32_t n, uint64_t *a,
+                       uint64_t *b)
+{
+    const uint64_t row_bytes = (uint64_t)e->scale * (e->rowbytes + 1);
+    for (uint32_t k = 0; k < n; k++) {
+        const struct part *pt = &slots[k];
+        if (write_chunks(e, pt))
+            return 1;
+        uint64_t len = (uint64_t)(pt->y1 - pt->y0) * row_bytes % ADLER_MOD;
+        *b = (*b + pt->b + len * ((*a + ADLER_MOD - 1) % ADLER_MOD)) % ADLER_MOD;
+        *a = (*a + pt->a + ADLER_MOD - 1) % ADLER_MOD;
+    }
+    return 0;
 }
 
 /* The image data of a striped image, round by round through the caller's
  * parallel loop (or one stripe after another without one). A stripe whose
  * buffer was too small is made again on this thread with a larger one, so
- * the loop's tasks allocate nothing. */
+ * the loop's tasks allocate nothing. The rounds use the two halves of the
+ * slots in turn: round r's loop compresses into one half while the calling
+ * thread, at its first task, writes round r - 1 from the other, so that no
+ * thread waits while the bytes go out (before, the other threads stood idle
+ * through each round's writes). A loop whose tasks never run on the calling
+ * thread leaves the write to after it, as before. The bytes are the same:
+ * the stripes are written in order, whoever compressed them. */
 static void write_stripes(struct enc *e, const cg__par *par, uint64_t est_bytes)
 {
     const cg_grid *g = e->g;
@@ -1297,25 +1405,33 @@ static void write_stripes(struct enc *e, const cg__par *par, uint64_t est_bytes)
         if (!pt->buf || !pt->crcs)
             png_error(e->png, "out of memory");
     }
-    const uint64_t row_bytes = (uint64_t)e->scale * (e->rowbytes + 1);
     uint64_t a = 1, b = 0;
-    for (uint32_t first = 0; first < e->nstripes; first += (uint32_t)e->nslots) {
-        uint32_t n = e->nstripes - first < e->nslots ? e->nstripes - first : (uint32_t)e->nslots;
-        struct round r = {e, first};
+    const uint32_t per = e->nslots < ROUND_SLOTS ? (uint32_t)e->nslots : ROUND_SLOTS;
+    struct part *prev = NULL;
+    uint32_t nprev = 0;
+    for (uint32_t first = 0, half = 0; first < e->nstripes; first += per, half ^= 1) {
+        uint32_t n = e->nstripes - first < per ? e->nstripes - first : per;
+        struct round r = {e, e->slots + half * ROUND_SLOTS, first, prev, nprev, 0, 0, &a, &b};
         for (uint32_t k = 0; k < n; k++) {
-            e->slots[k].y0 = (uint32_t)((uint64_t)g->h * (first + k) / e->nstripes);
-            e->slots[k].y1 = (uint32_t)((uint64_t)g->h * (first + k + 1) / e->nstripes);
+            r.slots[k].y0 = (uint32_t)((uint64_t)g->h * (first + k) / e->nstripes);
+            r.slots[k].y1 = (uint32_t)((uint64_t)g->h * (first + k + 1) / e->nstripes);
         }
         if (par && par->fn && n > 1) {
             cg__budget *budget = cg__budget_suspend(); /* the tasks allocate nothing */
+            writing_round = &r;
             par->fn(par->ctx, n, stripe_task, &r);
+            writing_round = NULL;
             cg__budget_resume(budget);
         } else {
             for (uint32_t k = 0; k < n; k++)
                 stripe_task(&r, k);
         }
+        if (!r.written)
+            r.failed = write_round(e, prev, nprev, &a, &b);
+        if (r.failed)
+            png_error(e->png, "write failed");
         for (uint32_t k = 0; k < n; k++) {
-            struct part *pt = &e->slots[k];
+            struct part *pt = &r.slots[k];
             while (pt->overflow) {
                 uint8_t *more =
                     pt->cap <= SIZE_MAX / 4 ? cg__realloc(pt->buf, 2 * pt->cap + 64) : NULL;
@@ -1330,12 +1446,12 @@ static void write_stripes(struct enc *e, const cg__par *par, uint64_t est_bytes)
                 pt->cap *= 2;
                 stripe_task(&r, k);
             }
-            write_chunks(e, pt);
-            uint64_t len = (uint64_t)(pt->y1 - pt->y0) * row_bytes % ADLER_MOD;
-            b = (b + pt->b + len * ((a + ADLER_MOD - 1) % ADLER_MOD)) % ADLER_MOD;
-            a = (a + pt->a + ADLER_MOD - 1) % ADLER_MOD;
         }
+        prev = r.slots;
+        nprev = n;
     }
+    if (write_round(e, prev, nprev, &a, &b))
+        png_error(e->png, "write failed");
     uint8_t adler[4] = {(uint8_t)(b >> 8), (uint8_t)b, (uint8_t)(a >> 8), (uint8_t)a};
     emit_idat(e->png, adler, 4); /* a chunk of its own: the end of the stream */
 }
@@ -1492,7 +1608,7 @@ cg_status cg__write_png(const cg_grid *g, uint32_t scale, const cg__par *par, cg
     }
     e->out = cg__malloc(IDAT_BYTES + 64);
     e->nstripes = stripe_count(g);
-    e->nslots = e->nstripes < ROUND_SLOTS ? e->nstripes : ROUND_SLOTS;
+    e->nslots = e->nstripes < 2 * ROUND_SLOTS ? e->nstripes : 2 * ROUND_SLOTS;
     e->slots = cg__calloc(e->nslots, sizeof *e->slots);
     if (!e->out || !e->slots)
         goto done;
