@@ -192,6 +192,48 @@ overlaps512(const lrow *cur, const lrow *prev, size_t nw, uint32_t *ci, uint32_t
 #endif
 
 #if defined(CG__HAVE_X86)
+/* The link step of label_rows over the ne pairs of runs (ci, pi) of
+ * overlaps512, sixteen at a time: each run of the row takes the label of
+ * the first run above it and every further run above it gives a pair
+ * (that label, its own) to merge. The label of each pair's run above
+ * comes by a gather from plab; the first pair of each run of the row (its
+ * index differs from the pair before) scatters its label to lab - those
+ * indices are distinct, so the scatter's order does not matter - and the
+ * further ones gather it back from there. The pairs are compress-stored to
+ * pa and pb, in the order of the scalar loop. Returns their number. */
+__attribute__((target(CG__TARGET_VBMI2))) static inline size_t
+link512(const uint32_t *ci, const uint32_t *pi, size_t ne, const uint32_t *plab, uint32_t *lab,
+        uint32_t *pa, uint32_t *pb)
+{
+    size_t np = 0;
+    __m512i last = _mm512_set1_epi32(-1); /* no run of the row: NONE */
+    for (size_t k = 0; k < ne; k += 16) {
+        const size_t left = ne - k;
+        const __mmask16 valid = (__mmask16)(left >= 16 ? 0xffff : (1u << left) - 1);
+        const __m512i c = _mm512_maskz_loadu_epi32(valid, ci + k);
+        const __m512i p = _mm512_maskz_loadu_epi32(valid, pi + k);
+        const __m512i l = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), valid, p, plab, 4);
+        /* Lane j: the run of pair j - 1 (lane 0: the last of the chunk before). */
+        const __m512i before = _mm512_alignr_epi32(c, last, 15);
+        const __mmask16 again = _mm512_mask_cmpeq_epi32_mask(valid, c, before);
+        _mm512_mask_i32scatter_epi32(lab, (__mmask16)(valid & ~again), c, l, 4);
+        if (again) {
+            const __m512i mine = _mm512_mask_i32gather_epi32(l, again, c, lab, 4);
+            _mm512_mask_compressstoreu_epi32(pa + np, again, mine);
+            _mm512_mask_compressstoreu_epi32(pb + np, again, l);
+            np += (size_t)__builtin_popcount(again);
+        }
+        last = c;
+    }
+    return np;
+}
+#define LINK(vec, ci, pi, ne, plab, lab, pa, pb)                                                   \
+    ((vec) ? link512(ci, pi, ne, plab, lab, pa, pb) : 0)
+#else
+#define LINK(vec, ci, pi, ne, plab, lab, pa, pb) 0
+#endif
+
+#if defined(CG__HAVE_X86)
 /* The word loop of read_row, eight words at a time: the words before and
  * after each come from lane shifts (VALIGNQ), the prefix counts of the
  * starts from VPOPCNTQ and a prefix sum over the lanes. Returns the runs. */
@@ -385,6 +427,7 @@ typedef struct lbufs {
     uint32_t *sa;    /* starts of the runs shared with the row above */
     uint32_t *pairs; /* labels to merge: two per pair */
     uint32_t *ci, *pi; /* the runs each of them joins (overlaps512) */
+    size_t rcap;       /* entries of each array of runs; pairs has twice that */
 } lbufs;
 
 /* The pass over the rows (see the top of the file). */
@@ -425,25 +468,34 @@ CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, uint32_t y0,
             }
             /* A run inherits the label of the first run above it; further
              * runs above it are merged after the loop, which keeps the loop
-             * free of unpredictable branches. */
+             * free of unpredictable branches. The pairs to merge are
+             * (pa[k * ps], pb[k * ps]): interleaved in the scalar loop, two
+             * arrays from link512. */
             uint32_t last = NONE, mine = NONE, *pairs = b->pairs;
             const uint32_t *plab = prev->label;
-            size_t np = 0;
-            for (size_t k = 0; k < ne; k++) {
-                uint32_t ci = vec ? b->ci[k] : rank_at(cur->s, cur->pre, b->sa[k]) - 1;
-                uint32_t l = plab[vec ? b->pi[k] : rank_at(prev->s, prev->pre, b->sa[k]) - 1];
-                int again = ci == last;
-                mine = again ? mine : l;
-                lab[ci] = mine;
-                pairs[2 * np] = mine;
-                pairs[2 * np + 1] = l;
-                np += (size_t)again;
-                last = ci;
+            const uint32_t *pa = pairs, *pb = pairs + 1;
+            size_t np = 0, ps = 2;
+            if (vec) {
+                pb = pairs + b->rcap;
+                ps = 1;
+                np = LINK(vec, b->ci, b->pi, ne, plab, lab, pairs, pairs + b->rcap);
+            } else {
+                for (size_t k = 0; k < ne; k++) {
+                    uint32_t ci = rank_at(cur->s, cur->pre, b->sa[k]) - 1;
+                    uint32_t l = plab[rank_at(prev->s, prev->pre, b->sa[k]) - 1];
+                    int again = ci == last;
+                    mine = again ? mine : l;
+                    lab[ci] = mine;
+                    pairs[2 * np] = mine;
+                    pairs[2 * np + 1] = l;
+                    np += (size_t)again;
+                    last = ci;
+                }
             }
             /* (Labels with one parent are one region already.) */
             for (size_t k = 0; k < np; k++)
-                if (lb->parent[pairs[2 * k]] != lb->parent[pairs[2 * k + 1]])
-                    cg__uf_unite(lb->parent, pairs[2 * k], pairs[2 * k + 1]);
+                if (lb->parent[pa[k * ps]] != lb->parent[pb[k * ps]])
+                    cg__uf_unite(lb->parent, pa[k * ps], pb[k * ps]);
         }
         /* (In locals: a store to size[] could otherwise alias lb->n and
          * the row's pointers, and reload them every run.) */
@@ -575,6 +627,7 @@ cg_status cg__label_rows(cg__labeller *lb, const cg_grid *g, int walls, uint32_t
         b.ends = words + 4 * nw;
         b.sa = ints + 2 * (nw + 1) + 6 * rcap;
         b.pairs = b.sa + rcap;
+        b.rcap = rcap;
         b.ci = b.pairs + 2 * rcap;
         b.pi = b.ci + rcap;
         /* Label 0 is the outside of the map, all wall: a wall region that
