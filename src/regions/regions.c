@@ -201,6 +201,11 @@ overlaps512(const lrow *cur, const lrow *prev, size_t nw, uint32_t *ci, uint32_t
  * indices are distinct, so the scatter's order does not matter - and the
  * further ones gather it back from there. The pairs are compress-stored to
  * pa and pb, in the order of the scalar loop. Returns their number. */
+/* (Without optimisation GCC's gather and scatter intrinsics are macros
+ * that pass their __mmask16 to a builtin taking a signed short: a
+ * -Wsign-conversion warning in its own header's code.) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-conversion"
 __attribute__((target(CG__TARGET_VBMI2))) static inline size_t
 link512(const uint32_t *ci, const uint32_t *pi, size_t ne, const uint32_t *plab, uint32_t *lab,
         uint32_t *pa, uint32_t *pb)
@@ -227,6 +232,7 @@ link512(const uint32_t *ci, const uint32_t *pi, size_t ne, const uint32_t *plab,
     }
     return np;
 }
+#pragma GCC diagnostic pop
 #define LINK(vec, ci, pi, ne, plab, lab, pa, pb)                                                   \
     ((vec) ? link512(ci, pi, ne, plab, lab, pa, pb) : 0)
 #else
