@@ -773,6 +773,27 @@ static inline uint64_t fill_runs(uint64_t k, uint64_t s)
     return g;
 }
 
+#if defined(__x86_64__)
+/* fill_runs by BMI2: the runs hit are those whose end the upward carry
+ * from the seeds reaches; PEXT over the run ends gives one bit per run
+ * (set where hit), PDEP puts those bits on the runs' starts, and the carry
+ * of an addition from each such start runs to its run's end - no
+ * Kogge-Stone steps. Only on the AVX-512 VBMI2 path, whose CPUs have a
+ * fast PDEP/PEXT (older AMD ones take tens of cycles). Not always_inline:
+ * it must not be inlined into the copies without BMI2, where it is never
+ * called. */
+__attribute__((target("bmi2"))) static inline uint64_t fill_runs_pdep(uint64_t k, uint64_t s)
+{
+    const uint64_t ends = k & ~(k >> 1), starts = k & ~(k << 1);
+    const uint64_t up = (k & ~(k + s)) | s;
+    const uint64_t hit = _pdep_u64(_pext_u64(up & ends, ends), starts);
+    return k & ~(k + hit);
+}
+#define FILL_RUNS(pdep, k, s) ((pdep) ? fill_runs_pdep(k, s) : fill_runs(k, s))
+#else
+#define FILL_RUNS(pdep, k, s) ((void)(pdep), fill_runs(k, s))
+#endif
+
 /* Regions of at most this many cells are first tried in a window
  * (flip_small): all the specks of remove-walls min=50, and most of the
  * regions keep-largest flips (4 KiB of stack). */
@@ -788,7 +809,8 @@ static inline uint64_t fill_runs(uint64_t k, uint64_t s)
  * region leaves the window: returns 0, nothing changed, and the flood fill
  * does it). No search per run, no stack, few branches: tens of thousands
  * of specks cost a few word operations each. */
-CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
+CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls,
+                          int pdep)
 {
     const uint64_t flip = walls ? 0 : ~UINT64_C(0);
     const uint32_t w = g->w;
@@ -814,7 +836,7 @@ CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int
         loaded = (j) + 1;                                                                          \
     } while (0)
     LOAD_ROW(0);
-    r[0] = fill_runs(k[0], UINT64_C(1) << (x - c0));
+    r[0] = FILL_RUNS(pdep, k[0], UINT64_C(1) << (x - c0));
     uint64_t found = (uint64_t)__builtin_popcountll(r[0]), before = 0;
     /* Most regions are whole after the first sweep down: the count is kept
      * as it goes, and the sweep up only made when it falls short. */
@@ -826,7 +848,7 @@ CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int
                     break;
                 LOAD_ROW(j);
             }
-            r[j] = fill_runs(k[j], k[j] & (r[j - 1] | r[j]));
+            r[j] = FILL_RUNS(pdep, k[j], k[j] & (r[j - 1] | r[j]));
             found += (uint64_t)__builtin_popcountll(r[j]);
             if (found >= size) /* whole: the rows below hold none of it */
                 break;
@@ -834,7 +856,7 @@ CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int
         if (found >= size)
             break;
         for (uint32_t j = loaded - 1; j-- > 0;)
-            r[j] = fill_runs(k[j], k[j] & (r[j + 1] | r[j]));
+            r[j] = FILL_RUNS(pdep, k[j], k[j] & (r[j + 1] | r[j]));
         found = 0;
         for (uint32_t j = 0; j < loaded; j++)
             found += (uint64_t)__builtin_popcountll(r[j]);
@@ -852,24 +874,52 @@ CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int
     return 1;
 }
 
-/* flip_small for the baseline ISA and with POPCNT (one instruction where
- * the baseline calls libgcc, once a row). */
+/* flip_small for the baseline ISA, with POPCNT (one instruction where
+ * the baseline calls libgcc, once a row), and on x86-64's AVX-512 VBMI2
+ * path with PDEP/PEXT too (fill_runs_pdep). fast: 0, 1 or 2 for them
+ * (flip_level). */
 static int flip_small_base(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
 {
-    return flip_small(g, x, y, size, walls);
+    return flip_small(g, x, y, size, walls, 0);
 }
 
 #if defined(CG__HAVE_X86)
 __attribute__((target("popcnt,bmi,bmi2"))) static int
 flip_small_popcnt(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
 {
-    return flip_small(g, x, y, size, walls);
+    return flip_small(g, x, y, size, walls, 0);
+}
+#if defined(__x86_64__)
+__attribute__((target("popcnt,bmi,bmi2"))) static int
+flip_small_pdep(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
+{
+    return flip_small(g, x, y, size, walls, 1);
 }
 #define FLIP_SMALL(fast, g, x, y, size, walls)                                                     \
+    ((fast) == 2 ? flip_small_pdep(g, x, y, size, walls)                                           \
+     : (fast)    ? flip_small_popcnt(g, x, y, size, walls)                                         \
+                 : flip_small_base(g, x, y, size, walls))
+#else
+#define FLIP_SMALL(fast, g, x, y, size, walls)                                                     \
     ((fast) ? flip_small_popcnt(g, x, y, size, walls) : flip_small_base(g, x, y, size, walls))
+#endif
 #else
 #define FLIP_SMALL(fast, g, x, y, size, walls) ((void)(fast), flip_small_base(g, x, y, size, walls))
 #endif
+
+/* The copy of flip_small for this CPU: the PDEP one where the labeller
+ * runs its VBMI2 copy (label_rows_best; forcing another kernel path
+ * tests the others), else POPCNT/BMI where there, else the baseline. */
+static int flip_level(void)
+{
+    if (!cg__regions_popcnt())
+        return 0;
+#if defined(__x86_64__)
+    if (cg__kernel_path() == CG__PATH_AVX512VBMI2 && __builtin_cpu_supports("avx512vpopcntdq"))
+        return 2;
+#endif
+    return 1;
+}
 
 /* Flips the whole 4-connected region of the kind (walls or floor) whose
  * first run in scan order starts at cell (x, y), and which has size cells,
@@ -935,7 +985,7 @@ static cg_status remove_regions(cg_grid *g, int walls, keep_fn keep, uint64_t ar
         return st;
     span_stack stack = {0};
     int any = 0;
-    const int fast = cg__regions_popcnt();
+    const int fast = flip_level();
     uint32_t y = 0;
     for (size_t l = 0; l < lb.n && st == CG_OK; l++) {
         if (lb.parent[l] != l || keep(&lb, (uint32_t)l, arg))
@@ -1006,7 +1056,7 @@ cg_status cg__flip_regions_except(cg_grid *g, const cg__labeller *lb, uint32_t k
 {
     span_stack stack = {0};
     cg_status st = CG_OK;
-    const int fast = cg__regions_popcnt();
+    const int fast = flip_level();
     uint32_t y = 0;
     for (size_t l = 0; l < lb->n && st == CG_OK; l++) {
         if (lb->parent[l] != l || l == keep || (lb->walls && l == 0))
@@ -1022,7 +1072,7 @@ cg_status cg__flip_regions_unless(cg_grid *g, const cg__labeller *lb, const uint
 {
     span_stack stack = {0};
     cg_status st = CG_OK;
-    const int fast = cg__regions_popcnt();
+    const int fast = flip_level();
     uint32_t y = 0;
     for (size_t l = 0; l < lb->n && st == CG_OK; l++) {
         if (lb->parent[l] != l || keep[l] || (lb->walls && l == 0))
@@ -1039,7 +1089,7 @@ cg_status cg__flip_small_roots(cg_grid *g, const cg__labeller *lb, uint64_t min,
 {
     span_stack stack = {0};
     cg_status st = CG_OK;
-    const int fast = cg__regions_popcnt();
+    const int fast = flip_level();
     uint32_t y = 0;
     size_t k = 0;
     /* The small roots are gathered a block of labels at a time without a
@@ -1075,7 +1125,7 @@ cg_status cg__flip_small_roots(cg_grid *g, const cg__labeller *lb, uint64_t min,
 cg_status cg__flip_region_at(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
 {
     span_stack stack = {0};
-    cg_status st = flip_region(g, x, y, size, walls, &stack, cg__regions_popcnt());
+    cg_status st = flip_region(g, x, y, size, walls, &stack, flip_level());
     cg__free(stack.v);
     return st;
 }
