@@ -15,6 +15,7 @@
 /* The test-only hook that forces a kernel code path (cg__set_kernel_path):
  * the labeller's VBMI2 copy runs on the AVX-512 VBMI2 path only. */
 #include "core/cpu.h"
+#include "regions/regions.h"
 
 /* Internal entry points (src/regions/regions.h), used by placement and --stats. */
 cg_status cg__floor_regions(const cg_grid *g, uint64_t *count, uint64_t *largest);
@@ -208,6 +209,80 @@ static void every_labelling_loop_matches_the_oracle_on_random_maps(void **state)
         differential("remove-walls", ro_remove_walls, 1);
         differential("keep-largest", oracle_keep_largest, 0);
     }
+    unforce_loops();
+}
+
+/* The labeller itself (regions.h): every copy of the loop makes the same
+ * labels in the same order - the same parents, sizes, first cells and rows
+ * - as the baseline, floor and walls, on the patterns and random maps
+ * above and on wide noise (rows of hundreds of runs, so the VBMI2 copy's
+ * sixteen-at-a-time link step takes whole and partial chunks). */
+static void label_into(const cg_grid *g, int walls, cg__labeller *lb)
+{
+    assert_int_equal(cg__label(lb, g, walls, NULL, NULL), CG_OK);
+}
+
+static void assert_same_labels(const cg__labeller *a, const cg__labeller *b, const char *what)
+{
+    if (a->n != b->n || a->rows != b->rows)
+        fail_msg("%s: %zu labels in %u rows, want %zu in %u", what, b->n, b->rows, a->n, a->rows);
+    for (size_t l = 0; l < a->n; l++)
+        if (a->parent[l] != b->parent[l] || a->size[l] != b->size[l] ||
+            a->first_x[l] != b->first_x[l])
+            fail_msg("%s: label %zu differs", what, l);
+    for (uint32_t y = 0; y < a->rows; y++)
+        if (a->row_first[y] != b->row_first[y])
+            fail_msg("%s: row %u's first label differs", what, y);
+}
+
+static void check_labels_on(const uint8_t *cells, int w, int h, const char *what)
+{
+    cg_grid *g = tu_grid_from_cells(cells, w, h);
+    for (int walls = 0; walls < 2; walls++) {
+        cg__labeller want;
+        assert_int_equal(force_loop(LOOP_BASE), 0);
+        label_into(g, walls, &want);
+        for (int loop = LOOP_POPCNT; loop < LOOPS; loop++) {
+            if (force_loop(loop) != 0)
+                continue;
+            cg__labeller got;
+            label_into(g, walls, &got);
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s %dx%d, %s, loop %d", what, w, h,
+                     walls ? "walls" : "floor", loop);
+            assert_same_labels(&want, &got, msg);
+            cg__labeller_free(&got);
+        }
+        cg__labeller_free(&want);
+    }
+    cg_grid_free(g);
+}
+
+static void every_labelling_loop_makes_the_same_labels(void **state)
+{
+    (void)state;
+    static const int dims[][2] = {{1, 1},  {1, 77},  {77, 1},  {63, 5},    {64, 5},
+                                  {65, 5}, {131, 9}, {9, 131}, {131, 131}, {200, 150}};
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++)
+        for (int k = 0; k < PATTERNS; k++) {
+            uint8_t *cells = pattern_map(dims[d][0], dims[d][1], k);
+            check_labels_on(cells, dims[d][0], dims[d][1], "pattern");
+            free(cells);
+        }
+    uint64_t st = 0x1abe15;
+    for (size_t s = 0; s < NSIZES; s++)
+        for (int v = 0; v < 6; v++) {
+            uint8_t *cells = random_map(sizes[s][0], sizes[s][1], &st, v);
+            check_labels_on(cells, sizes[s][0], sizes[s][1], "random");
+            free(cells);
+        }
+    static const int wide[][2] = {{1000, 40}, {1031, 33}, {4097, 12}};
+    for (size_t d = 0; d < sizeof wide / sizeof wide[0]; d++)
+        for (int v = 0; v < 6; v++) {
+            uint8_t *cells = random_map(wide[d][0], wide[d][1], &st, v);
+            check_labels_on(cells, wide[d][0], wide[d][1], "wide");
+            free(cells);
+        }
     unforce_loops();
 }
 
@@ -493,6 +568,7 @@ int main(void)
         cmocka_unit_test(the_baseline_labelling_loop_matches_the_oracle_too),
         cmocka_unit_test(every_labelling_loop_matches_the_oracle_on_patterns),
         cmocka_unit_test(every_labelling_loop_matches_the_oracle_on_random_maps),
+        cmocka_unit_test(every_labelling_loop_makes_the_same_labels),
         cmocka_unit_test(small_regions_leaving_their_window_are_removed_whole),
         cmocka_unit_test(floor_region_counts_match_the_oracle),
         cmocka_unit_test(after_removal_no_region_is_smaller_than_the_threshold),

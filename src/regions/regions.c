@@ -192,6 +192,54 @@ overlaps512(const lrow *cur, const lrow *prev, size_t nw, uint32_t *ci, uint32_t
 #endif
 
 #if defined(CG__HAVE_X86)
+/* The link step of label_rows over the ne pairs of runs (ci, pi) of
+ * overlaps512, sixteen at a time: each run of the row takes the label of
+ * the first run above it and every further run above it gives a pair
+ * (that label, its own) to merge. The label of each pair's run above
+ * comes by a gather from plab; the first pair of each run of the row (its
+ * index differs from the pair before) scatters its label to lab - those
+ * indices are distinct, so the scatter's order does not matter - and the
+ * further ones gather it back from there. The pairs are compress-stored to
+ * pa and pb, in the order of the scalar loop. Returns their number. */
+/* (Without optimisation GCC's gather and scatter intrinsics are macros
+ * that pass their __mmask16 to a builtin taking a signed short: a
+ * -Wsign-conversion warning in its own header's code.) */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+__attribute__((target(CG__TARGET_VBMI2))) static inline size_t
+link512(const uint32_t *ci, const uint32_t *pi, size_t ne, const uint32_t *plab, uint32_t *lab,
+        uint32_t *pa, uint32_t *pb)
+{
+    size_t np = 0;
+    __m512i last = _mm512_set1_epi32(-1); /* no run of the row: NONE */
+    for (size_t k = 0; k < ne; k += 16) {
+        const size_t left = ne - k;
+        const __mmask16 valid = (__mmask16)(left >= 16 ? 0xffff : (1u << left) - 1);
+        const __m512i c = _mm512_maskz_loadu_epi32(valid, ci + k);
+        const __m512i p = _mm512_maskz_loadu_epi32(valid, pi + k);
+        const __m512i l = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), valid, p, plab, 4);
+        /* Lane j: the run of pair j - 1 (lane 0: the last of the chunk before). */
+        const __m512i before = _mm512_alignr_epi32(c, last, 15);
+        const __mmask16 again = _mm512_mask_cmpeq_epi32_mask(valid, c, before);
+        _mm512_mask_i32scatter_epi32(lab, (__mmask16)(valid & ~again), c, l, 4);
+        if (again) {
+            const __m512i mine = _mm512_mask_i32gather_epi32(l, again, c, lab, 4);
+            _mm512_mask_compressstoreu_epi32(pa + np, again, mine);
+            _mm512_mask_compressstoreu_epi32(pb + np, again, l);
+            np += (size_t)__builtin_popcount(again);
+        }
+        last = c;
+    }
+    return np;
+}
+#pragma GCC diagnostic pop
+#define LINK(vec, ci, pi, ne, plab, lab, pa, pb)                                                   \
+    ((vec) ? link512(ci, pi, ne, plab, lab, pa, pb) : 0)
+#else
+#define LINK(vec, ci, pi, ne, plab, lab, pa, pb) 0
+#endif
+
+#if defined(CG__HAVE_X86)
 /* The word loop of read_row, eight words at a time: the words before and
  * after each come from lane shifts (VALIGNQ), the prefix counts of the
  * starts from VPOPCNTQ and a prefix sum over the lanes. Returns the runs. */
@@ -385,6 +433,7 @@ typedef struct lbufs {
     uint32_t *sa;    /* starts of the runs shared with the row above */
     uint32_t *pairs; /* labels to merge: two per pair */
     uint32_t *ci, *pi; /* the runs each of them joins (overlaps512) */
+    size_t rcap;       /* entries of each array of runs; pairs has twice that */
 } lbufs;
 
 /* The pass over the rows (see the top of the file). */
@@ -425,25 +474,34 @@ CG__INLINE cg_status label_rows(cg__labeller *lb, const cg_grid *g, uint32_t y0,
             }
             /* A run inherits the label of the first run above it; further
              * runs above it are merged after the loop, which keeps the loop
-             * free of unpredictable branches. */
+             * free of unpredictable branches. The pairs to merge are
+             * (pa[k * ps], pb[k * ps]): interleaved in the scalar loop, two
+             * arrays from link512. */
             uint32_t last = NONE, mine = NONE, *pairs = b->pairs;
             const uint32_t *plab = prev->label;
-            size_t np = 0;
-            for (size_t k = 0; k < ne; k++) {
-                uint32_t ci = vec ? b->ci[k] : rank_at(cur->s, cur->pre, b->sa[k]) - 1;
-                uint32_t l = plab[vec ? b->pi[k] : rank_at(prev->s, prev->pre, b->sa[k]) - 1];
-                int again = ci == last;
-                mine = again ? mine : l;
-                lab[ci] = mine;
-                pairs[2 * np] = mine;
-                pairs[2 * np + 1] = l;
-                np += (size_t)again;
-                last = ci;
+            const uint32_t *pa = pairs, *pb = pairs + 1;
+            size_t np = 0, ps = 2;
+            if (vec) {
+                pb = pairs + b->rcap;
+                ps = 1;
+                np = LINK(vec, b->ci, b->pi, ne, plab, lab, pairs, pairs + b->rcap);
+            } else {
+                for (size_t k = 0; k < ne; k++) {
+                    uint32_t ci = rank_at(cur->s, cur->pre, b->sa[k]) - 1;
+                    uint32_t l = plab[rank_at(prev->s, prev->pre, b->sa[k]) - 1];
+                    int again = ci == last;
+                    mine = again ? mine : l;
+                    lab[ci] = mine;
+                    pairs[2 * np] = mine;
+                    pairs[2 * np + 1] = l;
+                    np += (size_t)again;
+                    last = ci;
+                }
             }
             /* (Labels with one parent are one region already.) */
             for (size_t k = 0; k < np; k++)
-                if (lb->parent[pairs[2 * k]] != lb->parent[pairs[2 * k + 1]])
-                    cg__uf_unite(lb->parent, pairs[2 * k], pairs[2 * k + 1]);
+                if (lb->parent[pa[k * ps]] != lb->parent[pb[k * ps]])
+                    cg__uf_unite(lb->parent, pa[k * ps], pb[k * ps]);
         }
         /* (In locals: a store to size[] could otherwise alias lb->n and
          * the row's pointers, and reload them every run.) */
@@ -575,6 +633,7 @@ cg_status cg__label_rows(cg__labeller *lb, const cg_grid *g, int walls, uint32_t
         b.ends = words + 4 * nw;
         b.sa = ints + 2 * (nw + 1) + 6 * rcap;
         b.pairs = b.sa + rcap;
+        b.rcap = rcap;
         b.ci = b.pairs + 2 * rcap;
         b.pi = b.ci + rcap;
         /* Label 0 is the outside of the map, all wall: a wall region that
@@ -714,6 +773,27 @@ static inline uint64_t fill_runs(uint64_t k, uint64_t s)
     return g;
 }
 
+#if defined(__x86_64__)
+/* fill_runs by BMI2: the runs hit are those whose end the upward carry
+ * from the seeds reaches; PEXT over the run ends gives one bit per run
+ * (set where hit), PDEP puts those bits on the runs' starts, and the carry
+ * of an addition from each such start runs to its run's end - no
+ * Kogge-Stone steps. Only on the AVX-512 VBMI2 path, whose CPUs have a
+ * fast PDEP/PEXT (older AMD ones take tens of cycles). Not always_inline:
+ * it must not be inlined into the copies without BMI2, where it is never
+ * called. */
+__attribute__((target("bmi2"))) static inline uint64_t fill_runs_pdep(uint64_t k, uint64_t s)
+{
+    const uint64_t ends = k & ~(k >> 1), starts = k & ~(k << 1);
+    const uint64_t up = (k & ~(k + s)) | s;
+    const uint64_t hit = _pdep_u64(_pext_u64(up & ends, ends), starts);
+    return k & ~(k + hit);
+}
+#define FILL_RUNS(pdep, k, s) ((pdep) ? fill_runs_pdep(k, s) : fill_runs(k, s))
+#else
+#define FILL_RUNS(pdep, k, s) ((void)(pdep), fill_runs(k, s))
+#endif
+
 /* Regions of at most this many cells are first tried in a window
  * (flip_small): all the specks of remove-walls min=50, and most of the
  * regions keep-largest flips (4 KiB of stack). */
@@ -729,7 +809,8 @@ static inline uint64_t fill_runs(uint64_t k, uint64_t s)
  * region leaves the window: returns 0, nothing changed, and the flood fill
  * does it). No search per run, no stack, few branches: tens of thousands
  * of specks cost a few word operations each. */
-CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
+CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls,
+                          int pdep)
 {
     const uint64_t flip = walls ? 0 : ~UINT64_C(0);
     const uint32_t w = g->w;
@@ -755,7 +836,7 @@ CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int
         loaded = (j) + 1;                                                                          \
     } while (0)
     LOAD_ROW(0);
-    r[0] = fill_runs(k[0], UINT64_C(1) << (x - c0));
+    r[0] = FILL_RUNS(pdep, k[0], UINT64_C(1) << (x - c0));
     uint64_t found = (uint64_t)__builtin_popcountll(r[0]), before = 0;
     /* Most regions are whole after the first sweep down: the count is kept
      * as it goes, and the sweep up only made when it falls short. */
@@ -767,7 +848,7 @@ CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int
                     break;
                 LOAD_ROW(j);
             }
-            r[j] = fill_runs(k[j], k[j] & (r[j - 1] | r[j]));
+            r[j] = FILL_RUNS(pdep, k[j], k[j] & (r[j - 1] | r[j]));
             found += (uint64_t)__builtin_popcountll(r[j]);
             if (found >= size) /* whole: the rows below hold none of it */
                 break;
@@ -775,7 +856,7 @@ CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int
         if (found >= size)
             break;
         for (uint32_t j = loaded - 1; j-- > 0;)
-            r[j] = fill_runs(k[j], k[j] & (r[j + 1] | r[j]));
+            r[j] = FILL_RUNS(pdep, k[j], k[j] & (r[j + 1] | r[j]));
         found = 0;
         for (uint32_t j = 0; j < loaded; j++)
             found += (uint64_t)__builtin_popcountll(r[j]);
@@ -793,24 +874,52 @@ CG__INLINE int flip_small(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int
     return 1;
 }
 
-/* flip_small for the baseline ISA and with POPCNT (one instruction where
- * the baseline calls libgcc, once a row). */
+/* flip_small for the baseline ISA, with POPCNT (one instruction where
+ * the baseline calls libgcc, once a row), and on x86-64's AVX-512 VBMI2
+ * path with PDEP/PEXT too (fill_runs_pdep). fast: 0, 1 or 2 for them
+ * (flip_level). */
 static int flip_small_base(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
 {
-    return flip_small(g, x, y, size, walls);
+    return flip_small(g, x, y, size, walls, 0);
 }
 
 #if defined(CG__HAVE_X86)
 __attribute__((target("popcnt,bmi,bmi2"))) static int
 flip_small_popcnt(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
 {
-    return flip_small(g, x, y, size, walls);
+    return flip_small(g, x, y, size, walls, 0);
+}
+#if defined(__x86_64__)
+__attribute__((target("popcnt,bmi,bmi2"))) static int
+flip_small_pdep(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
+{
+    return flip_small(g, x, y, size, walls, 1);
 }
 #define FLIP_SMALL(fast, g, x, y, size, walls)                                                     \
+    ((fast) == 2 ? flip_small_pdep(g, x, y, size, walls)                                           \
+     : (fast)    ? flip_small_popcnt(g, x, y, size, walls)                                         \
+                 : flip_small_base(g, x, y, size, walls))
+#else
+#define FLIP_SMALL(fast, g, x, y, size, walls)                                                     \
     ((fast) ? flip_small_popcnt(g, x, y, size, walls) : flip_small_base(g, x, y, size, walls))
+#endif
 #else
 #define FLIP_SMALL(fast, g, x, y, size, walls) ((void)(fast), flip_small_base(g, x, y, size, walls))
 #endif
+
+/* The copy of flip_small for this CPU: the PDEP one where the labeller
+ * runs its VBMI2 copy (label_rows_best; forcing another kernel path
+ * tests the others), else POPCNT/BMI where there, else the baseline. */
+static int flip_level(void)
+{
+    if (!cg__regions_popcnt())
+        return 0;
+#if defined(__x86_64__)
+    if (cg__kernel_path() == CG__PATH_AVX512VBMI2 && __builtin_cpu_supports("avx512vpopcntdq"))
+        return 2;
+#endif
+    return 1;
+}
 
 /* Flips the whole 4-connected region of the kind (walls or floor) whose
  * first run in scan order starts at cell (x, y), and which has size cells,
@@ -876,7 +985,7 @@ static cg_status remove_regions(cg_grid *g, int walls, keep_fn keep, uint64_t ar
         return st;
     span_stack stack = {0};
     int any = 0;
-    const int fast = cg__regions_popcnt();
+    const int fast = flip_level();
     uint32_t y = 0;
     for (size_t l = 0; l < lb.n && st == CG_OK; l++) {
         if (lb.parent[l] != l || keep(&lb, (uint32_t)l, arg))
@@ -947,7 +1056,7 @@ cg_status cg__flip_regions_except(cg_grid *g, const cg__labeller *lb, uint32_t k
 {
     span_stack stack = {0};
     cg_status st = CG_OK;
-    const int fast = cg__regions_popcnt();
+    const int fast = flip_level();
     uint32_t y = 0;
     for (size_t l = 0; l < lb->n && st == CG_OK; l++) {
         if (lb->parent[l] != l || l == keep || (lb->walls && l == 0))
@@ -963,7 +1072,7 @@ cg_status cg__flip_regions_unless(cg_grid *g, const cg__labeller *lb, const uint
 {
     span_stack stack = {0};
     cg_status st = CG_OK;
-    const int fast = cg__regions_popcnt();
+    const int fast = flip_level();
     uint32_t y = 0;
     for (size_t l = 0; l < lb->n && st == CG_OK; l++) {
         if (lb->parent[l] != l || keep[l] || (lb->walls && l == 0))
@@ -980,7 +1089,7 @@ cg_status cg__flip_small_roots(cg_grid *g, const cg__labeller *lb, uint64_t min,
 {
     span_stack stack = {0};
     cg_status st = CG_OK;
-    const int fast = cg__regions_popcnt();
+    const int fast = flip_level();
     uint32_t y = 0;
     size_t k = 0;
     /* The small roots are gathered a block of labels at a time without a
@@ -1016,7 +1125,7 @@ cg_status cg__flip_small_roots(cg_grid *g, const cg__labeller *lb, uint64_t min,
 cg_status cg__flip_region_at(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, int walls)
 {
     span_stack stack = {0};
-    cg_status st = flip_region(g, x, y, size, walls, &stack, cg__regions_popcnt());
+    cg_status st = flip_region(g, x, y, size, walls, &stack, flip_level());
     cg__free(stack.v);
     return st;
 }

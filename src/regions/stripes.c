@@ -60,7 +60,8 @@ typedef struct stripe {
     cg_status st;
     int any; /* a region flipped */
     /* keep-largest only: the edge roots' labels (sorted), the largest
-     * region inside the stripe (ties: the first; NONE: none) with its size
+     * region inside the stripe (ties: the first; NONE: none, or flipped
+     * already: not the map's largest) with its size
      * and first cell (map row), and the number of regions inside. */
     uint32_t *edge;
     uint64_t isize, inner;
@@ -131,7 +132,8 @@ static uint32_t index_of(const uint32_t *e, size_t n, uint32_t l)
  * inside at once, the same way: none of them can be the map's largest -
  * that is the first of the largest, and the stripe's largest inside is as
  * large and comes first - and if the stripe has two regions inside, the
- * map has two regions, so keep-largest flips something. Nothing else of
+ * map has two regions, so keep-largest flips something; the largest inside
+ * goes too when a part of an edge region is larger. Nothing else of
  * the labelling is kept. */
 static cg_status finish_stripe(const job *j, stripe *s, cg__labeller *lb)
 {
@@ -172,7 +174,18 @@ static cg_status finish_stripe(const job *j, stripe *s, cg__labeller *lb)
                 s->ilabel = (uint32_t)l;
             }
         }
-        if (s->inner > 1) {
+        /* A part of a region on an edge larger than the largest inside
+         * makes that region larger still: then the largest inside is not
+         * the map's largest either, and goes now with the others inside
+         * (on the stripe's thread, not after the join). */
+        uint64_t edge_most = 0;
+        for (k = 0; k < u; k++)
+            edge_most = lb->size[e[k]] > edge_most ? lb->size[e[k]] : edge_most;
+        const int out = s->ilabel != NONE && edge_most > s->isize;
+        if (out) {
+            st = cg__flip_small_roots(&view, lb, UINT64_MAX, e, u, &s->any);
+            s->ilabel = NONE;
+        } else if (s->inner > 1) {
             /* Every root but the edge ones and the largest inside. */
             uint32_t *skip = cg__malloc((u + 1) * sizeof *skip);
             if (!skip) {
