@@ -123,6 +123,12 @@ static void assert_reach_equals_oracle(map *m, const cg_point *starts, size_t n,
                          m->h, n, moves, path, x, y, got, exp);
         }
     assert_int_equal(cg_grid_reached_count(m->grid), count);
+    /* The stored form: 0 in every cell not reached, the frame included. */
+    const cg__reach *r = m->grid->reach;
+    uint64_t stored = 0;
+    for (size_t i = 0; i < r->stride * ((size_t)r->h + 2); i++)
+        stored += r->dist[i] != 0;
+    assert_int_equal(stored, count);
     free(want);
 }
 
