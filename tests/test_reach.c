@@ -197,8 +197,8 @@ static void assert_wide_equals_queue(cg_grid *g, const cg_point *starts, size_t 
             uint32_t a = got->dist[i], b = want->dist[i];
             if (a != b)
                 fail_msg("%ux%u, %zu starts, moves %u: (%lld,%lld) got %u want %u",
-                         cg_grid_width(g), cg_grid_height(g), n, moves,
-                         (long long)got->x0 + x - 1, (long long)got->y0 + y - 1, a, b);
+                         cg_grid_width(g), cg_grid_height(g), n, moves, (long long)got->x0 + x - 1,
+                         (long long)got->y0 + y - 1, a, b);
         }
     cg__reach_free(want);
 }
