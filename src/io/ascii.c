@@ -157,9 +157,11 @@ static void overlay_reach(const cg__reach *r, uint32_t y, char *row)
         return;
     const uint32_t *d = r->dist + (size_t)(y - r->y0 + 1) * r->stride + 1;
     char *cells = row + r->x0;
-    for (uint32_t i = 0; i < r->w; i++)
-        if (d[i] < CG__DIST_BLOCKED && cells[i] == '.')
-            cells[i] = d[i] < ndigits ? digits[d[i]] : '+';
+    for (uint32_t i = 0; i < r->w; i++) {
+        uint32_t v = cg__reach_dist(d[i]);
+        if (v != CG_UNREACHED && cells[i] == '.')
+            cells[i] = v < ndigits ? digits[v] : '+';
+    }
 }
 
 /* '#' for a wall bit, '.' for floor (core/table8.h). */

@@ -28,7 +28,7 @@ static cg_status write_csv(const cg_grid *g, cg_write_fn write, void *ctx, cg_di
     for (uint32_t wy = 0; wy < r->h; wy++) {
         const uint32_t *d = r->dist + (size_t)(wy + 1) * r->stride + 1;
         for (uint32_t wx = 0; wx < r->w; wx++) {
-            if (d[wx] >= CG__DIST_BLOCKED)
+            if (d[wx] == 0) /* unreached */
                 continue;
             if (BUF_BYTES - used < 40) { /* one line is at most 3 numbers of 10 digits */
                 if (write(ctx, buf, used) != 0)
@@ -36,7 +36,7 @@ static cg_status write_csv(const cg_grid *g, cg_write_fn write, void *ctx, cg_di
                 used = 0;
             }
             used += (size_t)snprintf(buf + used, BUF_BYTES - used, "%u,%u,%u\n", r->x0 + wx,
-                                     r->y0 + wy, d[wx]);
+                                     r->y0 + wy, cg__reach_dist(d[wx]));
         }
     }
     if (write(ctx, buf, used) != 0)

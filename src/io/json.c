@@ -108,14 +108,14 @@ static void reach(cg__sink *s, const cg_grid *g)
         const uint32_t *d = r->dist + (size_t)(wy + 1) * r->stride + 1;
         int row_started = 0;
         for (uint32_t wx = 0; wx < r->w; wx++) {
-            if (d[wx] >= CG__DIST_BLOCKED)
+            if (d[wx] == 0) /* unreached */
                 continue;
             cg__sink_str(s, first ? "\n      [" : row_started ? ", [" : ",\n      [");
             cg__sink_u64(s, (uint64_t)r->x0 + wx);
             cg__sink_str(s, ", ");
             cg__sink_u64(s, (uint64_t)r->y0 + wy);
             cg__sink_str(s, ", ");
-            cg__sink_u64(s, d[wx]);
+            cg__sink_u64(s, cg__reach_dist(d[wx]));
             cg__sink_str(s, "]");
             first = 0;
             row_started = 1;

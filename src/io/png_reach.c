@@ -38,9 +38,11 @@ static void index_row(const cg_grid *g, uint32_t y, uint8_t *idx)
         return;
     const uint32_t *d = re->dist + (size_t)(y - re->y0 + 1) * re->stride + 1;
     uint64_t span = re->max_distance ? re->max_distance : 1;
-    for (uint32_t i = 0; i < re->w; i++)
-        if (d[i] < CG__DIST_BLOCKED)
-            idx[re->x0 + i] = (uint8_t)(CG__PALETTE_FIXED + (uint64_t)d[i] * (RAMP - 1) / span);
+    for (uint32_t i = 0; i < re->w; i++) {
+        uint32_t v = cg__reach_dist(d[i]);
+        if (v != CG_UNREACHED)
+            idx[re->x0 + i] = (uint8_t)(CG__PALETTE_FIXED + (uint64_t)v * (RAMP - 1) / span);
+    }
 }
 
 cg_status cg__write_png_reach(const cg_grid *g, uint32_t scale, cg_write_fn write, void *ctx,

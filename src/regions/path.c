@@ -93,9 +93,8 @@ cg_status cg_grid_distances(const cg_grid *grid, const cg_point *starts, size_t 
         if (y < r->y0 || y - r->y0 >= r->h)
             continue;
         const uint32_t *d = r->dist + (size_t)(y - r->y0 + 1) * r->stride + 1;
-        for (uint32_t i = 0; i < r->w; i++)
-            if (d[i] < CG__DIST_BLOCKED)
-                row[r->x0 + i] = d[i];
+        for (uint32_t i = 0; i < r->w; i++) /* CG_UNREACHED where d[i] is 0 */
+            row[r->x0 + i] = cg__reach_dist(d[i]);
     }
     if (reached)
         *reached = r->count;

@@ -78,8 +78,7 @@ uint32_t cg_grid_distance(const cg_grid *grid, int64_t x, int64_t y)
     const cg__reach *r = grid->reach;
     if (!r || x < r->x0 || y < r->y0 || x >= (int64_t)r->x0 + r->w || y >= (int64_t)r->y0 + r->h)
         return CG_UNREACHED;
-    uint32_t d = r->dist[(size_t)(y - r->y0 + 1) * r->stride + (size_t)(x - r->x0 + 1)];
-    return d >= CG__DIST_BLOCKED ? CG_UNREACHED : d;
+    return cg__reach_dist(r->dist[(size_t)(y - r->y0 + 1) * r->stride + (size_t)(x - r->x0 + 1)]);
 }
 
 uint64_t cg_grid_reached_count(const cg_grid *grid)
@@ -156,7 +155,7 @@ static cg_status search_bitboard(cg__reach *r, const bitwin *fr, const cg_point 
         if (!(bw_row(&vis, wy)[wx >> 6] & bit)) {
             bw_row(&vis, wy)[wx >> 6] |= bit;
             bw_row(&cur, wy)[wx >> 6] |= bit;
-            *dist_at(r, wx, wy) = 0;
+            *dist_at(r, wx, wy) = 1; /* distance 0 */
             r->count++;
         }
         top = wy < top ? wy : top;
@@ -180,7 +179,7 @@ static cg_status search_bitboard(cg__reach *r, const bitwin *fr, const cg_point 
                 any |= fresh;
                 for (uint64_t m = fresh; m; m &= m - 1) {
                     uint32_t wx = (uint32_t)(k * 64 + (unsigned)__builtin_ctzll(m));
-                    *dist_at(r, wx, (uint32_t)y) = d;
+                    *dist_at(r, wx, (uint32_t)y) = d + 1;
                     r->count++;
                 }
             }
@@ -204,10 +203,12 @@ static cg_status search_bitboard(cg__reach *r, const bitwin *fr, const cg_point 
     return CG_OK;
 }
 
-/* Queue BFS over the padded distance array: every free cell starts at
- * UNSEEN, everything else (and the frame) at CG__DIST_BLOCKED; both read as
- * unreached afterwards. */
-#define UNSEEN CG_UNREACHED
+/* Queue BFS over the padded distance array, the textbook way: every free
+ * cell starts at UNSEEN, everything else (and the frame) at BLOCKED, and a
+ * reached cell holds its distance; the array is turned into the stored form
+ * (distance + 1, 0 unreached) at the end. */
+#define UNSEEN UINT32_MAX
+#define BLOCKED (UINT32_MAX - 1)
 
 static cg_status search_queue(cg__reach *r, const bitwin *fr, const cg_point *starts,
                               size_t nstarts, uint32_t max_moves)
@@ -215,8 +216,8 @@ static cg_status search_queue(cg__reach *r, const bitwin *fr, const cg_point *st
     for (uint32_t wy = 0; wy < r->h; wy++) {
         const uint64_t *f = bw_row(fr, wy);
         uint32_t *d = dist_at(r, 0, wy);
-        for (uint32_t wx = 0; wx < r->w; wx++) /* UNSEEN - 1 is CG__DIST_BLOCKED */
-            d[wx] = CG__DIST_BLOCKED + (uint32_t)((f[wx >> 6] >> (wx & 63)) & 1);
+        for (uint32_t wx = 0; wx < r->w; wx++) /* UNSEEN - 1 is BLOCKED */
+            d[wx] = BLOCKED + (uint32_t)((f[wx >> 6] >> (wx & 63)) & 1);
     }
     uint64_t cells = (uint64_t)r->w * r->h;
     uint32_t *queue = cg__malloc(((size_t)cells + 4) * sizeof *queue); /* + room for VISIT */
@@ -227,7 +228,7 @@ static cg_status search_queue(cg__reach *r, const bitwin *fr, const cg_point *st
     for (size_t i = 0; i < nstarts; i++) {
         uint32_t *d = dist_at(r, starts[i].x - r->x0, starts[i].y - r->y0);
         /* A start may be a blocked cell: the unit's own (docs/reach.md). */
-        if (*d == UNSEEN || *d == CG__DIST_BLOCKED) {
+        if (*d == UNSEEN || *d == BLOCKED) {
             *d = 0;
             queue[tail++] = (uint32_t)(d - r->dist);
         }
@@ -257,7 +258,9 @@ static cg_status search_queue(cg__reach *r, const bitwin *fr, const cg_point *st
     r->count = tail;
     r->max_distance = tail ? r->dist[queue[tail - 1]] : 0;
     cg__free(queue);
-    /* Free cells never reached keep UNSEEN, which is CG_UNREACHED. */
+    const size_t n = stride * ((size_t)r->h + 2);
+    for (size_t i = 0; i < n; i++) /* UNSEEN and BLOCKED: unreached */
+        r->dist[i] = r->dist[i] >= BLOCKED ? 0 : r->dist[i] + 1;
     return CG_OK;
 }
 
@@ -315,19 +318,19 @@ cg_status cg__grid_reach_par(cg_grid *grid, const cg_point *starts, size_t nstar
     int path = reach_path_override >= 0          ? reach_path_override
                : max_moves <= BITBOARD_MAX_MOVES ? PATH_BITBOARD
                                                  : PATH_WIDE;
-    r->dist = cg__malloc(n * sizeof *r->dist);
+    /* Zeroed: every cell unreached (from fresh pages on a large window, no
+     * pass over the array at all). */
+    r->dist = cg__calloc(n, sizeof *r->dist);
     if (r->dist && path == PATH_WIDE) {
         st = cg__reach_search_wide(r, grid, starts, nstarts, max_moves, par);
     } else if (r->dist && (st = bitwin_init(&fr, grid, r)) == CG_OK) {
         if (path == PATH_BITBOARD) {
-            for (size_t i = 0; i < n; i++)
-                r->dist[i] = CG__DIST_BLOCKED;
             st = search_bitboard(r, &fr, starts, nstarts, max_moves);
         } else {
             for (size_t i = 0; i < r->stride; i++) /* the frame rows */
-                r->dist[i] = r->dist[n - 1 - i] = CG__DIST_BLOCKED;
+                r->dist[i] = r->dist[n - 1 - i] = BLOCKED;
             for (uint32_t wy = 0; wy < r->h; wy++) /* the frame columns */
-                dist_at(r, 0, wy)[-1] = dist_at(r, r->w - 1, wy)[1] = CG__DIST_BLOCKED;
+                dist_at(r, 0, wy)[-1] = dist_at(r, r->w - 1, wy)[1] = BLOCKED;
             st = search_queue(r, &fr, starts, nstarts, max_moves);
         }
     }

@@ -7,19 +7,26 @@
 
 #include "core/grid.h"
 
-/* Distances over a window of the map, held in a padded array (one sentinel
- * cell on each side) so the search needs no bounds tests. Cells outside the
- * window are unreached. */
+/* Distances over a window of the map, held in a padded array (one cell on
+ * each side) so the search needs no bounds tests. Cells outside the window
+ * are unreached. A cell holds its distance plus one, 0 when unreached: the
+ * array starts as zeroed memory (the system's fresh pages), so a search
+ * writes only the cells it reaches; cg__reach_dist reads it. */
 typedef struct cg__reach {
     uint32_t x0, y0, w, h; /* the window */
     size_t stride;         /* w + 2 */
-    uint32_t *dist;        /* (h + 2) * stride; cell (x, y) at (y-y0+1)*stride + x-x0+1 */
+    uint32_t *dist;        /* (h + 2) * stride; cell (x, y) at (y-y0+1)*stride + x-x0+1,
+                              holding its distance + 1, or 0 */
     uint32_t max_distance;
     uint64_t count; /* cells reached */
 } cg__reach;
 
-/* Distances above this are sentinels in cg__reach.dist. */
-#define CG__DIST_BLOCKED (UINT32_MAX - 1)
+/* The distance a cell of cg__reach.dist holds: CG_UNREACHED (UINT32_MAX)
+ * for 0, by the wrap of unsigned arithmetic. */
+static inline uint32_t cg__reach_dist(uint32_t stored)
+{
+    return stored - 1u;
+}
 
 cg_status cg__reach_clone(cg__reach **out, const cg__reach *src);
 void cg__reach_free(cg__reach *r);

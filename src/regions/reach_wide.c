@@ -14,8 +14,9 @@
  *   neighbour is taken by clearing its bit, and appended to the queue
  *   without a branch.
  * - the distance array is only written: once per reached cell, when the
- *   cell leaves the queue, its level. The queue holds the next cells in
- *   order, so the line a cell will be written to is prefetched a few dozen
+ *   cell leaves the queue, its level + 1 (0, unreached, is what the zeroed
+ *   array holds already: no pass fills it). The queue holds the next cells
+ *   in order, so the line a cell will be written to is prefetched a few dozen
  *   cells ahead (software prefetching as in Ainsworth and Jones, "Software
  *   prefetching for indirect memory accesses", CGO 2017): a store never
  *   waits for its line to be read. What is left is the traffic itself (on
@@ -168,11 +169,11 @@ static int level_reserve(level *l, size_t room)
 }
 
 /* Takes sides s0, s1, s2 (offsets) of the len cells c into groups q0, q1,
- * q2 (tails *t0, *t1, *t2); with dist, first writes the cells' distance d,
- * the line of a cell PREFETCH_AHEAD on prefetched. Inlined: a NULL dist
- * leaves no test in the loop. */
+ * q2 (tails *t0, *t1, *t2); with dist, first stores v (the cells' distance
+ * + 1), the line of a cell PREFETCH_AHEAD on prefetched. Inlined: a NULL
+ * dist leaves no test in the loop. */
 static inline __attribute__((always_inline)) void
-take_three(uint64_t *open, const uint32_t *c, size_t len, uint32_t *dist, uint32_t d, size_t s0,
+take_three(uint64_t *open, const uint32_t *c, size_t len, uint32_t *dist, uint32_t v, size_t s0,
            size_t s1, size_t s2, uint32_t *q0, uint32_t *q1, uint32_t *q2, size_t *t0, size_t *t1,
            size_t *t2)
 {
@@ -181,7 +182,7 @@ take_three(uint64_t *open, const uint32_t *c, size_t len, uint32_t *dist, uint32
         size_t at = c[i];
         if (dist) {
             __builtin_prefetch(&dist[c[i + PREFETCH_AHEAD < len ? i + PREFETCH_AHEAD : i]], 1, 3);
-            dist[at] = d;
+            dist[at] = v;
         }
         a = take(open, q0, a, at + s0);
         b = take(open, q1, b, at + s1);
@@ -205,28 +206,30 @@ expand(uint64_t *open, size_t stride, const level *cur, level *nxt, uint32_t *di
     if (d == 0) /* the starts: their left sides too */
         for (size_t i = 0; i < cur->n[0]; i++)
             tl = take(open, ql, tl, c[i] - 1);
-    take_three(open, c, cur->n[MOVED_RIGHT], dist, d, one, up, stride, qr, qu, qd, &tr, &tu, &td);
+    const uint32_t v = d + 1;
+    take_three(open, c, cur->n[MOVED_RIGHT], dist, v, one, up, stride, qr, qu, qd, &tr, &tu, &td);
     c += cur->room;
-    take_three(open, c, cur->n[MOVED_LEFT], dist, d, left, up, stride, ql, qu, qd, &tl, &tu, &td);
+    take_three(open, c, cur->n[MOVED_LEFT], dist, v, left, up, stride, ql, qu, qd, &tl, &tu, &td);
     c += cur->room;
-    take_three(open, c, cur->n[MOVED_DOWN], dist, d, stride, left, one, qd, ql, qr, &td, &tl, &tr);
+    take_three(open, c, cur->n[MOVED_DOWN], dist, v, stride, left, one, qd, ql, qr, &td, &tl, &tr);
     c += cur->room;
-    take_three(open, c, cur->n[MOVED_UP], dist, d, up, left, one, qu, ql, qr, &tu, &tl, &tr);
+    take_three(open, c, cur->n[MOVED_UP], dist, v, up, left, one, qu, ql, qr, &tu, &tl, &tr);
     nxt->n[MOVED_RIGHT] = tr;
     nxt->n[MOVED_LEFT] = tl;
     nxt->n[MOVED_DOWN] = td;
     nxt->n[MOVED_UP] = tu;
 }
 
-/* Writes distance d for every cell of l. */
+/* Writes distance d for every cell of l (stored as d + 1). */
 static void write_cells(uint32_t *dist, const level *l, uint32_t d)
 {
+    const uint32_t v = d + 1;
     for (int g = 0; g < 4; g++) {
         const uint32_t *c = l->cell + (size_t)g * l->room;
         const size_t n = l->n[g];
         for (size_t i = 0; i < n; i++) {
             __builtin_prefetch(&dist[c[i + PREFETCH_AHEAD < n ? i + PREFETCH_AHEAD : i]], 1, 3);
-            dist[c[i]] = d;
+            dist[c[i]] = v;
         }
     }
 }
@@ -271,7 +274,6 @@ static cg_status search_one(cg__reach *r, uint64_t *open, level *cur, level *nxt
  * written once; a distance does not depend on who writes it or when. */
 
 #define RING 64
-#define FILL_CHUNK ((size_t)1 << 18) /* distances: 1 MiB */
 
 enum { SLOT_FREE, SLOT_READY, SLOT_TAKEN };
 
@@ -286,8 +288,6 @@ typedef struct split {
     uint64_t *open;
     uint32_t max_moves;
     const level *start; /* level 0, the starts */
-    size_t fill_chunks;
-    atomic_size_t fill_next, fill_done; /* chunks of the fill taken, and done */
     slot ring[RING];
     atomic_int roles;    /* tasks started */
     atomic_int finished; /* the searcher is done (release: its last level is in the ring) */
@@ -327,24 +327,6 @@ static int take_slot(slot *s)
                                                    memory_order_acquire, memory_order_relaxed);
 }
 
-/* Sets every distance to CG_UNREACHED, in chunks that both threads take
- * (the first writes of a fresh array, where the system zeroes its pages:
- * about a fifth of a one-thread search), and waits for the chunks the other
- * thread is doing. */
-static void fill(split *j)
-{
-    size_t n = j->r->stride * ((size_t)j->r->h + 2);
-    for (size_t k; (k = atomic_fetch_add_explicit(&j->fill_next, 1, memory_order_relaxed)) <
-                   j->fill_chunks;) {
-        size_t from = k * FILL_CHUNK, len = n - from < FILL_CHUNK ? n - from : FILL_CHUNK;
-        memset(j->r->dist + from, 0xff, len * sizeof *j->r->dist);
-        atomic_fetch_add_explicit(&j->fill_done, 1, memory_order_release);
-    }
-    for (unsigned turns = 0;
-         atomic_load_explicit(&j->fill_done, memory_order_acquire) < j->fill_chunks;)
-        spin(&turns);
-}
-
 static void searcher(split *j)
 {
     cg__reach *r = j->r;
@@ -358,7 +340,6 @@ static void searcher(split *j)
     memcpy(j->ring[0].l.cell, j->start->cell, starts * sizeof *j->start->cell);
     j->ring[0].l.n[0] = starts;
     atomic_store_explicit(&j->ring[0].state, SLOT_READY, memory_order_release);
-    int filled = 0;
     for (uint32_t d = 0;; d++) {
         slot *cur = &j->ring[d % RING], *nxt = &j->ring[(d + 1) % RING];
         r->max_distance = d;
@@ -367,14 +348,8 @@ static void searcher(split *j)
         if (d == j->max_moves)
             break;
         /* The slot of level d + 1 - RING: written by whoever gets it. */
-        if (atomic_load_explicit(&nxt->state, memory_order_relaxed) == SLOT_READY &&
-            take_slot(nxt)) {
-            if (!filled) {
-                fill(j);
-                filled = 1;
-            }
+        if (atomic_load_explicit(&nxt->state, memory_order_relaxed) == SLOT_READY && take_slot(nxt))
             write_level(r->dist, nxt);
-        }
         for (unsigned turns = 0;
              atomic_load_explicit(&nxt->state, memory_order_acquire) != SLOT_FREE;)
             spin(&turns); /* the writer is storing it */
@@ -394,7 +369,6 @@ static void searcher(split *j)
 static void writer(split *j)
 {
     uint32_t *dist = j->r->dist;
-    fill(j);
     for (size_t k = 0;; k++) {
         slot *s = &j->ring[k % RING];
         /* Wait for level k (or a later one in its slot); move on if the
@@ -443,10 +417,6 @@ static cg_status search_two(cg__reach *r, uint64_t *open, const level *start, ui
         atomic_init(&j->ring[i].state, SLOT_FREE);
     atomic_init(&j->roles, 0);
     atomic_init(&j->finished, 0);
-    size_t n = r->stride * ((size_t)r->h + 2);
-    j->fill_chunks = (n + FILL_CHUNK - 1) / FILL_CHUNK;
-    atomic_init(&j->fill_next, 0);
-    atomic_init(&j->fill_done, 0);
     j->start = start;
     /* The levels count against no budget, as any memory other threads hold
      * (they are freed before the step ends). */
@@ -486,8 +456,6 @@ cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *
     if (par && par->fn && (n >= SPLIT_MIN_CELLS || split_forced)) {
         st = search_two(r, open, &cur, max_moves, par);
     } else {
-        /* Every cell unreached (CG_UNREACHED: all bits set) until reached. */
-        memset(r->dist, 0xff, n * sizeof *r->dist);
         st = search_one(r, open, &cur, &nxt, max_moves);
     }
 done:
