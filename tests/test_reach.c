@@ -127,7 +127,7 @@ static void assert_reach_equals_oracle(map *m, const cg_point *starts, size_t n,
     const cg__reach *r = m->grid->reach;
     uint64_t stored = 0;
     for (size_t i = 0; i < r->stride * ((size_t)r->h + 2); i++)
-        stored += r->dist[i] != 0;
+        stored += cg__reach_dist(r, i) != UNREACHED;
     assert_int_equal(stored, count);
     free(want);
 }
@@ -191,10 +191,12 @@ static void assert_wide_equals_queue(cg_grid *g, const cg_point *starts, size_t 
     assert_int_equal(got->h, want->h);
     assert_int_equal(got->count, want->count);
     assert_int_equal(got->max_distance, want->max_distance);
+    /* 16 bits while the distances fit, 32 past that (widened on the way). */
+    assert_int_equal(got->d32 != NULL, got->max_distance > CG__REACH_D16_MAX);
     for (uint32_t y = 0; y < got->h + 2; y++)
         for (uint32_t x = 0; x < got->stride; x++) {
             size_t i = (size_t)y * got->stride + x;
-            uint32_t a = got->dist[i], b = want->dist[i];
+            uint32_t a = cg__reach_dist(got, i), b = cg__reach_dist(want, i);
             if (a != b)
                 fail_msg("%ux%u, %zu starts, moves %u: (%lld,%lld) got %u want %u",
                          cg_grid_width(g), cg_grid_height(g), n, moves, (long long)got->x0 + x - 1,
@@ -351,6 +353,81 @@ static void two_thread_search_on_a_large_map(void **state)
         assert_wide_equals_queue(g, starts, n, 700);
         wide_par = NULL;
         cg_grid_free(g);
+    }
+}
+
+/* A serpentine corridor: the even rows open, each odd row a wall with one
+ * gap, at the right end and the left end in turn - a single path through
+ * every floor cell from (0, 0), w + 1 cells per pair of rows. */
+static map serpentine(int w, int h)
+{
+    map m = {w, h, tu_alloc_cells(w, h), tu_alloc_cells(w, h), NULL};
+    memset(m.blocked, 0, (size_t)w * (size_t)h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            m.wall[y * w + x] = (uint8_t)(y % 2 && x != (y % 4 == 1 ? w - 1 : 0));
+    m.grid = tu_grid_from_cells(m.wall, w, h);
+    return m;
+}
+
+/* Every path - queue BFS, bitboard levels, the wide search on one thread
+ * and split over two (through both loops) - against the plain BFS. */
+static void assert_every_path_equals_oracle(map *m, const cg_point *starts, size_t n,
+                                            uint32_t moves)
+{
+    for (int path = 0; path < PATH_COUNT; path++)
+        assert_reach_equals_oracle(m, starts, n, moves, path);
+    static const cg_parallel_fn loops[] = {tu_shuffled_for, tu_threads_for};
+    for (size_t k = 0; k < sizeof loops / sizeof loops[0]; k++) {
+        cg__par par = {loops[k], NULL};
+        wide_par = &par;
+        cg__reach_force_split(1);
+        assert_wide_equals_queue(m->grid, starts, n, moves);
+        cg__reach_force_split(0);
+        wide_par = NULL;
+    }
+    assert_wide_equals_queue(m->grid, starts, n, moves);
+}
+
+/* Distances past 65535, where the 16-bit array is widened to 32 bits: a
+ * 600x600 serpentine (a path of 180,000 cells) from either end and from
+ * both, under budgets on each side of the edge. */
+static void distances_past_16_bits_widen_the_array(void **state)
+{
+    (void)state;
+    map m = serpentine(600, 600);
+    const cg_point ends[2] = {{0, 0}, {0, 598}};
+    static const uint32_t budgets[] = {65534, 65535, 65536, 100000, CG_MOVES_UNLIMITED};
+    for (size_t b = 0; b < sizeof budgets / sizeof budgets[0]; b++) {
+        assert_every_path_equals_oracle(&m, ends, 1, budgets[b]);
+        assert_every_path_equals_oracle(&m, ends + 1, 1, budgets[b]);
+    }
+    assert_every_path_equals_oracle(&m, ends, 2, CG_MOVES_UNLIMITED);
+    assert_int_equal(m.grid->reach->max_distance, 90149); /* 180298 / 2 */
+    map_free(&m);
+}
+
+/* A path whose farthest cell is at 65534, 65535 or 65536 moves: the
+ * serpentine cut by a wall at distance 65535, 65536 or 65537. */
+static void distances_at_the_16_bit_edge(void **state)
+{
+    (void)state;
+    const cg_point start = {0, 0};
+    for (uint32_t far = CG__REACH_D16_MAX; far <= CG__REACH_D16_MAX + 2; far++) {
+        map m = serpentine(400, 400);
+        uint32_t *d = oracle_reach(m.wall, m.blocked, m.w, m.h, &start, 1, CG_MOVES_UNLIMITED);
+        int cut = 0;
+        while (d[cut] != far + 1)
+            cut++;
+        free(d);
+        m.wall[cut] = 1;
+        cg_grid_free(m.grid);
+        m.grid = tu_grid_from_cells(m.wall, m.w, m.h);
+        assert_every_path_equals_oracle(&m, &start, 1, CG_MOVES_UNLIMITED);
+        assert_int_equal(m.grid->reach->max_distance, far);
+        assert_every_path_equals_oracle(&m, &start, 1, far);
+        assert_every_path_equals_oracle(&m, &start, 1, far - 1);
+        map_free(&m);
     }
 }
 
@@ -705,6 +782,8 @@ int main(void)
         cmocka_unit_test(wide_search_matches_queue_bfs_on_mazes),
         cmocka_unit_test(two_thread_search_matches_queue_bfs),
         cmocka_unit_test(two_thread_search_on_a_large_map),
+        cmocka_unit_test(distances_past_16_bits_widen_the_array),
+        cmocka_unit_test(distances_at_the_16_bit_edge),
         cmocka_unit_test(a_small_budget_stays_in_its_diamond),
         cmocka_unit_test(blocked_cells_and_walls_are_walked_around),
         cmocka_unit_test(starts_on_walls_or_outside_are_errors),

@@ -89,9 +89,9 @@ static void fill_band(const cg_grid *g, uint32_t k, uint32_t pw, uint32_t y0, ui
     if (!r)
         return;
     for (uint32_t y = y0 > r->y0 ? y0 : r->y0; y < y1 && y - r->y0 < r->h; y++) {
-        const uint32_t *d = r->dist + (size_t)(y - r->y0 + 1) * r->stride + 1;
+        const size_t d = cg__reach_at(r, 0, y - r->y0);
         for (uint32_t i = 0; i < r->w; i++) {
-            uint32_t *slot = &b->dist[(r->x0 + i) / k], v = cg__reach_dist(d[i]);
+            uint32_t *slot = &b->dist[(r->x0 + i) / k], v = cg__reach_dist(r, d + i);
             if (v < *slot) /* CG_UNREACHED (UINT32_MAX) never is */
                 *slot = v;
         }

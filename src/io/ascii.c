@@ -155,10 +155,10 @@ static void overlay_reach(const cg__reach *r, uint32_t y, char *row)
     const uint32_t ndigits = sizeof digits - 1;
     if (y < r->y0 || y - r->y0 >= r->h)
         return;
-    const uint32_t *d = r->dist + (size_t)(y - r->y0 + 1) * r->stride + 1;
+    const size_t d = cg__reach_at(r, 0, y - r->y0);
     char *cells = row + r->x0;
     for (uint32_t i = 0; i < r->w; i++) {
-        uint32_t v = cg__reach_dist(d[i]);
+        uint32_t v = cg__reach_dist(r, d + i);
         if (v != CG_UNREACHED && cells[i] == '.')
             cells[i] = v < ndigits ? digits[v] : '+';
     }

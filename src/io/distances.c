@@ -26,9 +26,10 @@ static cg_status write_csv(const cg_grid *g, cg_write_fn write, void *ctx, cg_di
     }
     size_t used = (size_t)snprintf(buf, BUF_BYTES, "x,y,distance\n");
     for (uint32_t wy = 0; wy < r->h; wy++) {
-        const uint32_t *d = r->dist + (size_t)(wy + 1) * r->stride + 1;
+        const size_t d = cg__reach_at(r, 0, wy);
         for (uint32_t wx = 0; wx < r->w; wx++) {
-            if (d[wx] == 0) /* unreached */
+            const uint32_t v = cg__reach_dist(r, d + wx);
+            if (v == CG_UNREACHED)
                 continue;
             if (BUF_BYTES - used < 40) { /* one line is at most 3 numbers of 10 digits */
                 if (write(ctx, buf, used) != 0)
@@ -36,7 +37,7 @@ static cg_status write_csv(const cg_grid *g, cg_write_fn write, void *ctx, cg_di
                 used = 0;
             }
             used += (size_t)snprintf(buf + used, BUF_BYTES - used, "%u,%u,%u\n", r->x0 + wx,
-                                     r->y0 + wy, cg__reach_dist(d[wx]));
+                                     r->y0 + wy, v);
         }
     }
     if (write(ctx, buf, used) != 0)

@@ -105,17 +105,18 @@ static void reach(cg__sink *s, const cg_grid *g)
     cg__sink_str(s, ",\n    \"cells\": [");
     int first = 1;
     for (uint32_t wy = 0; wy < r->h; wy++) {
-        const uint32_t *d = r->dist + (size_t)(wy + 1) * r->stride + 1;
+        const size_t d = cg__reach_at(r, 0, wy);
         int row_started = 0;
         for (uint32_t wx = 0; wx < r->w; wx++) {
-            if (d[wx] == 0) /* unreached */
+            const uint32_t v = cg__reach_dist(r, d + wx);
+            if (v == CG_UNREACHED)
                 continue;
             cg__sink_str(s, first ? "\n      [" : row_started ? ", [" : ",\n      [");
             cg__sink_u64(s, (uint64_t)r->x0 + wx);
             cg__sink_str(s, ", ");
             cg__sink_u64(s, (uint64_t)r->y0 + wy);
             cg__sink_str(s, ", ");
-            cg__sink_u64(s, cg__reach_dist(d[wx]));
+            cg__sink_u64(s, v);
             cg__sink_str(s, "]");
             first = 0;
             row_started = 1;

@@ -36,10 +36,10 @@ static void index_row(const cg_grid *g, uint32_t y, uint8_t *idx)
     const cg__reach *re = g->reach;
     if (y < re->y0 || y - re->y0 >= re->h)
         return;
-    const uint32_t *d = re->dist + (size_t)(y - re->y0 + 1) * re->stride + 1;
+    const size_t d = cg__reach_at(re, 0, y - re->y0);
     uint64_t span = re->max_distance ? re->max_distance : 1;
     for (uint32_t i = 0; i < re->w; i++) {
-        uint32_t v = cg__reach_dist(d[i]);
+        uint32_t v = cg__reach_dist(re, d + i);
         if (v != CG_UNREACHED)
             idx[re->x0 + i] = (uint8_t)(CG__PALETTE_FIXED + (uint64_t)v * (RAMP - 1) / span);
     }

@@ -180,7 +180,7 @@ static const char *object_name(const cg_grid *g, const cg__mark *m)
 /* The reach distance of window cell (wx, wy), or CG_UNREACHED. */
 static uint32_t window_distance(const cg__reach *r, uint32_t wx, uint32_t wy)
 {
-    return cg__reach_dist(r->dist[(size_t)(wy + 1) * r->stride + wx + 1]);
+    return cg__reach_dist(r, cg__reach_at(r, wx, wy));
 }
 
 /* The "cells" layer's text for 8 cells at a time: entry v holds the gids of

@@ -92,9 +92,9 @@ cg_status cg_grid_distances(const cg_grid *grid, const cg_point *starts, size_t 
             row[x] = CG_UNREACHED;
         if (y < r->y0 || y - r->y0 >= r->h)
             continue;
-        const uint32_t *d = r->dist + (size_t)(y - r->y0 + 1) * r->stride + 1;
-        for (uint32_t i = 0; i < r->w; i++) /* CG_UNREACHED where d[i] is 0 */
-            row[r->x0 + i] = cg__reach_dist(d[i]);
+        const size_t d = cg__reach_at(r, 0, y - r->y0);
+        for (uint32_t i = 0; i < r->w; i++) /* CG_UNREACHED where 0 is stored */
+            row[r->x0 + i] = cg__reach_dist(r, d + i);
     }
     if (reached)
         *reached = r->count;

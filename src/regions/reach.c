@@ -45,15 +45,17 @@ void cg__reach_free(cg__reach *r)
 {
     if (!r)
         return;
-    cg__free(r->dist);
+    cg__free(r->d16);
+    cg__free(r->d32);
     cg__free(r);
 }
 
 cg_status cg__reach_clone(cg__reach **out, const cg__reach *src)
 {
     size_t n = src->stride * ((size_t)src->h + 2);
+    size_t bytes = n * (src->d32 ? sizeof *src->d32 : sizeof *src->d16);
     cg__reach *r = cg__malloc(sizeof *r);
-    uint32_t *d = cg__malloc(n * sizeof *d);
+    void *d = cg__malloc(bytes);
     if (!r || !d) {
         cg__free(r);
         cg__free(d);
@@ -61,10 +63,36 @@ cg_status cg__reach_clone(cg__reach **out, const cg__reach *src)
         return CG_ENOMEM;
     }
     *r = *src;
-    memcpy(d, src->dist, n * sizeof *d);
-    r->dist = d;
+    if (src->d32) {
+        memcpy(d, src->d32, bytes);
+        r->d32 = d;
+    } else {
+        memcpy(d, src->d16, bytes);
+        r->d16 = d;
+    }
     *out = r;
     return CG_OK;
+}
+
+int cg__reach_widen(cg__reach *r)
+{
+    size_t n = r->stride * ((size_t)r->h + 2);
+    uint16_t *d16 = r->d16;
+    /* Reallocated, not copied into a new array: on a large window the
+     * system moves the pages and the two never coexist. */
+    void *p = cg__realloc(d16, n * sizeof *r->d32);
+    if (!p)
+        return 0;
+    d16 = p;
+    uint32_t *d32 = p;
+    /* From the end down: cell i's 32 bits overwrite 16-bit cells 2i and
+     * 2i + 1, converted already (cell 0 reads before it writes). */
+    for (size_t i = n; i-- > 0;)
+        d32[i] = d16[i];
+    r->d16 = NULL;
+    r->d32 = d32;
+    cg__mem_advise_huge(d32, n * sizeof *d32);
+    return 1;
 }
 
 void cg_grid_clear_reach(cg_grid *grid)
@@ -78,7 +106,7 @@ uint32_t cg_grid_distance(const cg_grid *grid, int64_t x, int64_t y)
     const cg__reach *r = grid->reach;
     if (!r || x < r->x0 || y < r->y0 || x >= (int64_t)r->x0 + r->w || y >= (int64_t)r->y0 + r->h)
         return CG_UNREACHED;
-    return cg__reach_dist(r->dist[(size_t)(y - r->y0 + 1) * r->stride + (size_t)(x - r->x0 + 1)]);
+    return cg__reach_dist(r, cg__reach_at(r, (uint32_t)(x - r->x0), (uint32_t)(y - r->y0)));
 }
 
 uint64_t cg_grid_reached_count(const cg_grid *grid)
@@ -132,9 +160,20 @@ static cg_status bitwin_init(bitwin *b, const cg_grid *g, const cg__reach *r)
     return CG_OK;
 }
 
+/* Stores v (a distance + 1) for cell (wx, wy) in either width. */
+static inline void set_dist(cg__reach *r, uint32_t wx, uint32_t wy, uint32_t v)
+{
+    size_t i = cg__reach_at(r, wx, wy);
+    if (r->d32)
+        r->d32[i] = v;
+    else
+        r->d16[i] = (uint16_t)v;
+}
+
+/* The queue BFS's cell (wx, wy): its array is 32 bits. */
 static inline uint32_t *dist_at(cg__reach *r, uint32_t wx, uint32_t wy)
 {
-    return &r->dist[(size_t)(wy + 1) * r->stride + wx + 1];
+    return &r->d32[cg__reach_at(r, wx, wy)];
 }
 
 /* Level-synchronous bitboard search (the article's "utilisation du binaire"). */
@@ -155,7 +194,7 @@ static cg_status search_bitboard(cg__reach *r, const bitwin *fr, const cg_point 
         if (!(bw_row(&vis, wy)[wx >> 6] & bit)) {
             bw_row(&vis, wy)[wx >> 6] |= bit;
             bw_row(&cur, wy)[wx >> 6] |= bit;
-            *dist_at(r, wx, wy) = 1; /* distance 0 */
+            set_dist(r, wx, wy, 1); /* distance 0 */
             r->count++;
         }
         top = wy < top ? wy : top;
@@ -179,7 +218,7 @@ static cg_status search_bitboard(cg__reach *r, const bitwin *fr, const cg_point 
                 any |= fresh;
                 for (uint64_t m = fresh; m; m &= m - 1) {
                     uint32_t wx = (uint32_t)(k * 64 + (unsigned)__builtin_ctzll(m));
-                    *dist_at(r, wx, (uint32_t)y) = d + 1;
+                    set_dist(r, wx, (uint32_t)y, d + 1);
                     r->count++;
                 }
             }
@@ -230,15 +269,15 @@ static cg_status search_queue(cg__reach *r, const bitwin *fr, const cg_point *st
         /* A start may be a blocked cell: the unit's own (docs/reach.md). */
         if (*d == UNSEEN || *d == BLOCKED) {
             *d = 0;
-            queue[tail++] = (uint32_t)(d - r->dist);
+            queue[tail++] = (uint32_t)(d - r->d32);
         }
     }
     while (head < tail) {
         uint32_t at = queue[head++];
-        uint32_t nd = r->dist[at] + 1;
+        uint32_t nd = r->d32[at] + 1;
         if (nd > max_moves)
             break; /* FIFO order: every later cell is at least as far */
-        uint32_t *d = r->dist;
+        uint32_t *d = r->d32;
         /* Unrolled: the four neighbours, appended without a branch on the
          * queue tail (a write past the new tail is overwritten later). */
 #define VISIT(n)                                                                                   \
@@ -256,11 +295,11 @@ static cg_status search_queue(cg__reach *r, const bitwin *fr, const cg_point *st
 #undef VISIT
     }
     r->count = tail;
-    r->max_distance = tail ? r->dist[queue[tail - 1]] : 0;
+    r->max_distance = tail ? r->d32[queue[tail - 1]] : 0;
     cg__free(queue);
     const size_t n = stride * ((size_t)r->h + 2);
     for (size_t i = 0; i < n; i++) /* UNSEEN and BLOCKED: unreached */
-        r->dist[i] = r->dist[i] >= BLOCKED ? 0 : r->dist[i] + 1;
+        r->d32[i] = r->d32[i] >= BLOCKED ? 0 : r->d32[i] + 1;
     return CG_OK;
 }
 
@@ -319,16 +358,22 @@ cg_status cg__grid_reach_par(cg_grid *grid, const cg_point *starts, size_t nstar
                : max_moves <= BITBOARD_MAX_MOVES ? PATH_BITBOARD
                                                  : PATH_WIDE;
     /* Zeroed: every cell unreached (from fresh pages on a large window, no
-     * pass over the array at all). */
-    r->dist = cg__calloc(n, sizeof *r->dist);
-    if (r->dist && path == PATH_WIDE) {
+     * pass over the array at all). 16 bits when every distance + 1 fits -
+     * the wide search widens the array itself when a level passes - and 32
+     * for the queue BFS, which keeps its markers in the array. */
+    if (path == PATH_QUEUE || (path == PATH_BITBOARD && max_moves > CG__REACH_D16_MAX))
+        r->d32 = cg__calloc(n, sizeof *r->d32);
+    else
+        r->d16 = cg__calloc(n, sizeof *r->d16);
+    const int have = r->d16 || r->d32;
+    if (have && path == PATH_WIDE) {
         st = cg__reach_search_wide(r, grid, starts, nstarts, max_moves, par);
-    } else if (r->dist && (st = bitwin_init(&fr, grid, r)) == CG_OK) {
+    } else if (have && (st = bitwin_init(&fr, grid, r)) == CG_OK) {
         if (path == PATH_BITBOARD) {
             st = search_bitboard(r, &fr, starts, nstarts, max_moves);
         } else {
             for (size_t i = 0; i < r->stride; i++) /* the frame rows */
-                r->dist[i] = r->dist[n - 1 - i] = BLOCKED;
+                r->d32[i] = r->d32[n - 1 - i] = BLOCKED;
             for (uint32_t wy = 0; wy < r->h; wy++) /* the frame columns */
                 dist_at(r, 0, wy)[-1] = dist_at(r, r->w - 1, wy)[1] = BLOCKED;
             st = search_queue(r, &fr, starts, nstarts, max_moves);

@@ -11,28 +11,47 @@
  * each side) so the search needs no bounds tests. Cells outside the window
  * are unreached. A cell holds its distance plus one, 0 when unreached: the
  * array starts as zeroed memory (the system's fresh pages), so a search
- * writes only the cells it reaches; cg__reach_dist reads it. */
+ * writes only the cells it reaches. The cells are 16 bits while every
+ * distance + 1 fits (half the bytes to write and for the system to zero),
+ * 32 bits past that: exactly one of d16 and d32 is set, and cg__reach_dist
+ * reads either. */
 typedef struct cg__reach {
     uint32_t x0, y0, w, h; /* the window */
     size_t stride;         /* w + 2 */
-    uint32_t *dist;        /* (h + 2) * stride; cell (x, y) at (y-y0+1)*stride + x-x0+1,
-                              holding its distance + 1, or 0 */
+    /* (h + 2) * stride cells; cell (x, y) at (y-y0+1)*stride + x-x0+1,
+     * holding its distance + 1, or 0 */
+    uint16_t *d16;
+    uint32_t *d32;
     uint32_t max_distance;
     uint64_t count; /* cells reached */
 } cg__reach;
 
-/* The distance a cell of cg__reach.dist holds: CG_UNREACHED (UINT32_MAX)
- * for 0, by the wrap of unsigned arithmetic. */
-static inline uint32_t cg__reach_dist(uint32_t stored)
+/* The largest distance a 16-bit array holds (stored as 65535). */
+#define CG__REACH_D16_MAX (UINT16_MAX - 1u)
+
+/* The distance of padded cell i: CG_UNREACHED (UINT32_MAX) for a stored 0,
+ * by the wrap of unsigned arithmetic. */
+static inline uint32_t cg__reach_dist(const cg__reach *r, size_t i)
 {
-    return stored - 1u;
+    return r->d32 ? r->d32[i] - 1u : (uint32_t)r->d16[i] - 1u;
 }
+
+/* The index of cell (x, y) of the window's row y, column x (window-local). */
+static inline size_t cg__reach_at(const cg__reach *r, uint32_t wx, uint32_t wy)
+{
+    return (size_t)(wy + 1) * r->stride + wx + 1;
+}
+
+/* Turns a 16-bit array into a 32-bit one holding the same values (in place,
+ * by a reallocation): 0 when out of memory, the reach unchanged. */
+int cg__reach_widen(cg__reach *r);
 
 cg_status cg__reach_clone(cg__reach **out, const cg__reach *src);
 void cg__reach_free(cg__reach *r);
 struct cg__par;
 /* The search for large budgets and no budget (regions/reach_wide.c): fills
- * r->dist (the window set in r), r->count and r->max_distance; on two
+ * the 16-bit r->d16 (the window set in r; widened when a distance passes
+ * CG__REACH_D16_MAX), r->count and r->max_distance; on two
  * threads through par (NULL: one) when the window is large. */
 cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *starts,
                                 size_t nstarts, uint32_t max_moves, const struct cg__par *par);

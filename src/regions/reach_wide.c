@@ -168,22 +168,34 @@ static int level_reserve(level *l, size_t room)
     return 1;
 }
 
+/* Stores v in cell at of a 16-bit (w32 0) or 32-bit array, the line of cell
+ * ahead prefetched. Inlined with a constant w32: no test left. */
+static inline __attribute__((always_inline)) void store(void *dist, int w32, size_t at,
+                                                        size_t ahead, uint32_t v)
+{
+    if (w32) {
+        __builtin_prefetch((uint32_t *)dist + ahead, 1, 3);
+        ((uint32_t *)dist)[at] = v;
+    } else {
+        __builtin_prefetch((uint16_t *)dist + ahead, 1, 3);
+        ((uint16_t *)dist)[at] = (uint16_t)v;
+    }
+}
+
 /* Takes sides s0, s1, s2 (offsets) of the len cells c into groups q0, q1,
- * q2 (tails *t0, *t1, *t2); with dist, first stores v (the cells' distance
- * + 1), the line of a cell PREFETCH_AHEAD on prefetched. Inlined: a NULL
- * dist leaves no test in the loop. */
+ * q2 (tails *t0, *t1, *t2); with dist (of w32 ? 32 : 16 bits), first stores
+ * v (the cells' distance + 1), the line of a cell PREFETCH_AHEAD on
+ * prefetched. Inlined: a NULL dist leaves no test in the loop. */
 static inline __attribute__((always_inline)) void
-take_three(uint64_t *open, const uint32_t *c, size_t len, uint32_t *dist, uint32_t v, size_t s0,
-           size_t s1, size_t s2, uint32_t *q0, uint32_t *q1, uint32_t *q2, size_t *t0, size_t *t1,
-           size_t *t2)
+take_three(uint64_t *open, const uint32_t *c, size_t len, void *dist, int w32, uint32_t v,
+           size_t s0, size_t s1, size_t s2, uint32_t *q0, uint32_t *q1, uint32_t *q2, size_t *t0,
+           size_t *t1, size_t *t2)
 {
     size_t a = *t0, b = *t1, e = *t2;
     for (size_t i = 0; i < len; i++) {
         size_t at = c[i];
-        if (dist) {
-            __builtin_prefetch(&dist[c[i + PREFETCH_AHEAD < len ? i + PREFETCH_AHEAD : i]], 1, 3);
-            dist[at] = v;
-        }
+        if (dist)
+            store(dist, w32, at, c[i + PREFETCH_AHEAD < len ? i + PREFETCH_AHEAD : i], v);
         a = take(open, q0, a, at + s0);
         b = take(open, q1, b, at + s1);
         e = take(open, q2, e, at + s2);
@@ -194,10 +206,11 @@ take_three(uint64_t *open, const uint32_t *c, size_t len, uint32_t *dist, uint32
 }
 
 /* Level d + 1 from level d (cur) into nxt, reserved with room for each of
- * cur's cells plus the slot written past the last; with dist, the
- * distances of cur written on the way. */
-static inline __attribute__((always_inline)) void
-expand(uint64_t *open, size_t stride, const level *cur, level *nxt, uint32_t *dist, uint32_t d)
+ * cur's cells plus the slot written past the last; with dist (of w32 ? 32 :
+ * 16 bits), the distances of cur written on the way. */
+static inline __attribute__((always_inline)) void expand(uint64_t *open, size_t stride,
+                                                         const level *cur, level *nxt, void *dist,
+                                                         int w32, uint32_t d)
 {
     const size_t room = nxt->room, one = 1, up = (size_t)0 - stride, left = (size_t)0 - 1;
     uint32_t *qr = nxt->cell, *ql = qr + room, *qd = ql + room, *qu = qd + room;
@@ -207,51 +220,65 @@ expand(uint64_t *open, size_t stride, const level *cur, level *nxt, uint32_t *di
         for (size_t i = 0; i < cur->n[0]; i++)
             tl = take(open, ql, tl, c[i] - 1);
     const uint32_t v = d + 1;
-    take_three(open, c, cur->n[MOVED_RIGHT], dist, v, one, up, stride, qr, qu, qd, &tr, &tu, &td);
+    take_three(open, c, cur->n[MOVED_RIGHT], dist, w32, v, one, up, stride, qr, qu, qd, &tr, &tu, &td);
     c += cur->room;
-    take_three(open, c, cur->n[MOVED_LEFT], dist, v, left, up, stride, ql, qu, qd, &tl, &tu, &td);
+    take_three(open, c, cur->n[MOVED_LEFT], dist, w32, v, left, up, stride, ql, qu, qd, &tl, &tu, &td);
     c += cur->room;
-    take_three(open, c, cur->n[MOVED_DOWN], dist, v, stride, left, one, qd, ql, qr, &td, &tl, &tr);
+    take_three(open, c, cur->n[MOVED_DOWN], dist, w32, v, stride, left, one, qd, ql, qr, &td, &tl, &tr);
     c += cur->room;
-    take_three(open, c, cur->n[MOVED_UP], dist, v, up, left, one, qu, ql, qr, &tu, &tl, &tr);
+    take_three(open, c, cur->n[MOVED_UP], dist, w32, v, up, left, one, qu, ql, qr, &tu, &tl, &tr);
     nxt->n[MOVED_RIGHT] = tr;
     nxt->n[MOVED_LEFT] = tl;
     nxt->n[MOVED_DOWN] = td;
     nxt->n[MOVED_UP] = tu;
 }
 
-/* Writes distance d for every cell of l (stored as d + 1). */
-static void write_cells(uint32_t *dist, const level *l, uint32_t d)
+static inline __attribute__((always_inline)) void
+write_cells_w(void *dist, int w32, const level *l, uint32_t d)
 {
     const uint32_t v = d + 1;
     for (int g = 0; g < 4; g++) {
         const uint32_t *c = l->cell + (size_t)g * l->room;
         const size_t n = l->n[g];
-        for (size_t i = 0; i < n; i++) {
-            __builtin_prefetch(&dist[c[i + PREFETCH_AHEAD < n ? i + PREFETCH_AHEAD : i]], 1, 3);
-            dist[c[i]] = v;
-        }
+        for (size_t i = 0; i < n; i++)
+            store(dist, w32, c[i], c[i + PREFETCH_AHEAD < n ? i + PREFETCH_AHEAD : i], v);
     }
 }
 
-/* The search on one thread: each level's distances written as its cells
- * leave the queue, the lines they go to prefetched. */
-static cg_status search_one(cg__reach *r, uint64_t *open, level *cur, level *nxt,
+/* Writes distance d for every cell of l (stored as d + 1), in r's width. */
+static void write_cells(cg__reach *r, const level *l, uint32_t d)
+{
+    if (r->d32)
+        write_cells_w(r->d32, 1, l, d);
+    else
+        write_cells_w(r->d16, 0, l, d);
+}
+
+/* The search on one thread from level d0 (cur): each level's distances
+ * written as its cells leave the queue, the lines they go to prefetched.
+ * The 16-bit array is widened when the first level whose distance + 1 does
+ * not fit comes up: every level before it is written by then. */
+static cg_status search_one(cg__reach *r, uint64_t *open, level *cur, level *nxt, uint32_t d0,
                             uint32_t max_moves)
 {
-    for (uint32_t d = 0;; d++) {
+    for (uint32_t d = d0;; d++) {
         const size_t len = level_cells(cur);
         if (len == 0)
             break;
         r->max_distance = d;
         r->count += len;
+        if (d > CG__REACH_D16_MAX && r->d16 && !cg__reach_widen(r))
+            return CG_ENOMEM;
         if (d == max_moves) {
-            write_cells(r->dist, cur, d);
+            write_cells(r, cur, d);
             break;
         }
         if (!level_reserve(nxt, len + 1))
             return CG_ENOMEM;
-        expand(open, r->stride, cur, nxt, r->dist, d);
+        if (r->d32)
+            expand(open, r->stride, cur, nxt, r->d32, 1, d);
+        else
+            expand(open, r->stride, cur, nxt, r->d16, 0, d);
         level t = *cur;
         *cur = *nxt;
         *nxt = t;
@@ -288,6 +315,8 @@ typedef struct split {
     uint64_t *open;
     uint32_t max_moves;
     const level *start; /* level 0, the starts */
+    level rest;         /* the first level past 16 bits, if reached */
+    uint32_t rest_d;    /* its distance */
     slot ring[RING];
     atomic_int roles;    /* tasks started */
     atomic_int finished; /* the searcher is done (release: its last level is in the ring) */
@@ -313,9 +342,9 @@ static void spin(unsigned *turns)
 }
 
 /* Stores the distances of a taken slot's level and frees the slot. */
-static void write_level(uint32_t *dist, slot *s)
+static void write_level(cg__reach *r, slot *s)
 {
-    write_cells(dist, &s->l, s->d);
+    write_cells(r, &s->l, s->d);
     atomic_store_explicit(&s->state, SLOT_FREE, memory_order_release);
 }
 
@@ -349,7 +378,7 @@ static void searcher(split *j)
             break;
         /* The slot of level d + 1 - RING: written by whoever gets it. */
         if (atomic_load_explicit(&nxt->state, memory_order_relaxed) == SLOT_READY && take_slot(nxt))
-            write_level(r->dist, nxt);
+            write_level(r, nxt);
         for (unsigned turns = 0;
              atomic_load_explicit(&nxt->state, memory_order_acquire) != SLOT_FREE;)
             spin(&turns); /* the writer is storing it */
@@ -357,9 +386,18 @@ static void searcher(split *j)
             j->failed = 1;
             break;
         }
-        expand(j->open, r->stride, &cur->l, &nxt->l, NULL, d);
+        expand(j->open, r->stride, &cur->l, &nxt->l, NULL, 0, d);
         if (level_cells(&nxt->l) == 0)
             break;
+        /* A level the 16-bit array cannot hold: left for one thread, after
+         * the writer has stored every level before it and the array is
+         * widened (only a window with that many levels pays for it). */
+        if (d + 1 > CG__REACH_D16_MAX) {
+            j->rest = nxt->l;
+            j->rest_d = d + 1;
+            nxt->l = (level){0};
+            break;
+        }
         nxt->d = d + 1;
         atomic_store_explicit(&nxt->state, SLOT_READY, memory_order_release);
     }
@@ -368,7 +406,7 @@ static void searcher(split *j)
 
 static void writer(split *j)
 {
-    uint32_t *dist = j->r->dist;
+    cg__reach *r = j->r;
     for (size_t k = 0;; k++) {
         slot *s = &j->ring[k % RING];
         /* Wait for level k (or a later one in its slot); move on if the
@@ -378,7 +416,7 @@ static void writer(split *j)
              * slot's line from the searcher at every turn. */
             int st = atomic_load_explicit(&s->state, memory_order_relaxed);
             if (st == SLOT_READY && take_slot(s)) {
-                write_level(dist, s);
+                write_level(r, s);
                 break;
             }
             if (st == SLOT_TAKEN)
@@ -386,7 +424,7 @@ static void writer(split *j)
             if (atomic_load_explicit(&j->finished, memory_order_acquire)) {
                 for (size_t i = 0; i < RING; i++) /* the levels left */
                     if (take_slot(&j->ring[i]))
-                        write_level(dist, &j->ring[i]);
+                        write_level(r, &j->ring[i]);
                 return;
             }
             spin(&turns);
@@ -424,6 +462,13 @@ static cg_status search_two(cg__reach *r, uint64_t *open, const level *start, ui
     par->fn(par->ctx, 2, split_task, j);
     cg__budget_resume(budget);
     cg_status st = j->failed ? CG_ENOMEM : CG_OK;
+    if (st == CG_OK && level_cells(&j->rest)) {
+        level tmp = {0};
+        st = cg__reach_widen(r) ? search_one(r, open, &j->rest, &tmp, j->rest_d, max_moves)
+                                : CG_ENOMEM;
+        cg__free(tmp.cell);
+    }
+    cg__free(j->rest.cell);
     for (size_t i = 0; i < RING; i++)
         cg__free(j->ring[i].l.cell);
     cg__free(j);
@@ -439,7 +484,7 @@ cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *
     cg_status st = CG_ENOMEM;
     if (!open || !level_reserve(&cur, nstarts))
         goto done;
-    cg__mem_advise_huge(r->dist, n * sizeof *r->dist);
+    cg__mem_advise_huge(r->d16, n * sizeof *r->d16);
     /* Level 0: each start once (the distances are written with the level). */
     for (size_t i = 0; i < nstarts; i++) {
         size_t at = (size_t)(starts[i].y - r->y0 + 1) * r->stride + (starts[i].x - r->x0 + 1);
@@ -456,7 +501,7 @@ cg_status cg__reach_search_wide(cg__reach *r, const cg_grid *g, const cg_point *
     if (par && par->fn && (n >= SPLIT_MIN_CELLS || split_forced)) {
         st = search_two(r, open, &cur, max_moves, par);
     } else {
-        st = search_one(r, open, &cur, &nxt, max_moves);
+        st = search_one(r, open, &cur, &nxt, 0, max_moves);
     }
 done:
     cg__free(open);
