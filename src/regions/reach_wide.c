@@ -208,9 +208,8 @@ take_three(uint64_t *open, const uint32_t *c, size_t len, void *dist, int w32, u
 /* Level d + 1 from level d (cur) into nxt, reserved with room for each of
  * cur's cells plus the slot written past the last; with dist (of w32 ? 32 :
  * 16 bits), the distances of cur written on the way. */
-static inline __attribute__((always_inline)) void expand(uint64_t *open, size_t stride,
-                                                         const level *cur, level *nxt, void *dist,
-                                                         int w32, uint32_t d)
+static inline __attribute__((always_inline)) void
+expand(uint64_t *open, size_t stride, const level *cur, level *nxt, void *dist, int w32, uint32_t d)
 {
     const size_t room = nxt->room, one = 1, up = (size_t)0 - stride, left = (size_t)0 - 1;
     uint32_t *qr = nxt->cell, *ql = qr + room, *qd = ql + room, *qu = qd + room;
@@ -220,11 +219,14 @@ static inline __attribute__((always_inline)) void expand(uint64_t *open, size_t 
         for (size_t i = 0; i < cur->n[0]; i++)
             tl = take(open, ql, tl, c[i] - 1);
     const uint32_t v = d + 1;
-    take_three(open, c, cur->n[MOVED_RIGHT], dist, w32, v, one, up, stride, qr, qu, qd, &tr, &tu, &td);
+    take_three(open, c, cur->n[MOVED_RIGHT], dist, w32, v, one, up, stride, qr, qu, qd, &tr, &tu,
+               &td);
     c += cur->room;
-    take_three(open, c, cur->n[MOVED_LEFT], dist, w32, v, left, up, stride, ql, qu, qd, &tl, &tu, &td);
+    take_three(open, c, cur->n[MOVED_LEFT], dist, w32, v, left, up, stride, ql, qu, qd, &tl, &tu,
+               &td);
     c += cur->room;
-    take_three(open, c, cur->n[MOVED_DOWN], dist, w32, v, stride, left, one, qd, ql, qr, &td, &tl, &tr);
+    take_three(open, c, cur->n[MOVED_DOWN], dist, w32, v, stride, left, one, qd, ql, qr, &td, &tl,
+               &tr);
     c += cur->room;
     take_three(open, c, cur->n[MOVED_UP], dist, w32, v, up, left, one, qu, ql, qr, &tu, &tl, &tr);
     nxt->n[MOVED_RIGHT] = tr;
@@ -233,8 +235,9 @@ static inline __attribute__((always_inline)) void expand(uint64_t *open, size_t 
     nxt->n[MOVED_UP] = tu;
 }
 
-static inline __attribute__((always_inline)) void
-write_cells_w(void *dist, int w32, const level *l, uint32_t d)
+/* write_cells in one width (w32 as in store). */
+static inline __attribute__((always_inline)) void write_cells_w(void *dist, int w32, const level *l,
+                                                                uint32_t d)
 {
     const uint32_t v = d + 1;
     for (int g = 0; g < 4; g++) {
