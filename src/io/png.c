@@ -209,6 +209,18 @@ struct enc {
      * row (the only ones pass 2 codes as literals then), else for all. */
     uint64_t gbits[256];
     uint8_t glen[256];
+    /* Pass 2 of a word of 8 groups of 4 to 32 bytes (groups_word): what
+     * group v writes when it does not lengthen the run before it (its
+     * literals, or the one literal of its byte if all its bytes are one:
+     * xbits, xlen) and the run it leaves pending (xpend: bytes8 - 1 copies
+     * of that byte, or none); a match of length l (3..258) with its extra
+     * bits and distance code (mbits, mlen; nothing for l = 0). wide: the
+     * path is on (every group's codes and any match fit one put). */
+    uint64_t xbits[256];
+    uint8_t xlen[256], xpend[256];
+    uint32_t mbits[259];
+    uint8_t mlen[259];
+    int wide;
 };
 
 /* One stripe's parse and output: the encoder's state that is not shared. */
@@ -909,6 +921,69 @@ static inline __attribute__((always_inline)) int lits_word(struct enc *e, struct
     return 1;
 }
 
+/* Pass 2 of a word of 8 groups of bytes8 = 4..32 bytes each (scale 4 and
+ * up at 1 bit a pixel, the default) at once, without the parse's two
+ * branches on every group (is it one repeated byte? does that byte go on
+ * from the group before?), which follow no pattern on a cave: about a
+ * quarter of its groups are one repeated byte, and whether a group is
+ * changes at 39 % of the groups. A group either lengthens the run pending
+ * before it (it is one repeated byte, the last byte before it: nothing
+ * written) or ends it: the run's match (no match for an empty run), then
+ * the group's own codes (xbits: its literals, or its byte's one literal if
+ * all its bytes are one, which leaves the other bytes8 - 1 >= 3 pending).
+ * Runs made inside the word stay under 8 * bytes8 <= 258 bytes, so each
+ * is one match; a run pending from before the word is taken when it is
+ * empty or one match long even after 7 more groups (3..258 - 8 * bytes8),
+ * else (1 or 2 pending bytes after a filter byte, a long run of one byte
+ * across words) the word goes through group() unless all its groups only
+ * lengthen the run. Each group's bits go out with one put, selected by
+ * masks, not branches. The same symbols as group() group by group, and
+ * the same bytes (tests/test_io_png.c compares with the plain encoder on
+ * maps of runs of groups of every length at every scale). Returns 0,
+ * having changed nothing, when group() must parse the word; as lits_word,
+ * near the end of the output too, so that IDAT chunks end where they did. */
+static inline __attribute__((always_inline)) int groups_word(struct enc *e, struct part *pt,
+                                                             struct ps *ps, struct bw *w,
+                                                             uint64_t word)
+{
+    const unsigned s = (unsigned)e->bytes8;
+    /* Bit k: group k lengthens the run (a byte always before it: a row
+     * starts with its filter byte, and a group of several bytes is never
+     * one repeated byte at head -1). */
+    unsigned grows = 0;
+    int before = ps->prev;
+    uint64_t x = word;
+    for (unsigned k = 0; k < 8; k++, x >>= 8) {
+        grows |= (unsigned)(e->head[x & 0xff] == before) << k;
+        before = e->last[x & 0xff];
+    }
+    if (grows == 0xff) {
+        ps->run += 8 * s;
+        return 1;
+    }
+    const uint64_t run = ps->run;
+    if (run - 1 < 2 || run > 258 - 7 * s || w->limit - w->p < 64)
+        return 0;
+    unsigned pend = (unsigned)run;
+    /* The writer in registers for the word (in memory, behind w, each put
+     * would wait on the last one's stores: the output's stores may alias). */
+    struct bw b = *w;
+    x = word;
+    for (unsigned k = 0; k < 8; k++, x >>= 8) {
+        const unsigned v = (unsigned)(x & 0xff);
+        const uint64_t ends = (uint64_t)((grows >> k & 1) ^ 1) * ~UINT64_C(0); /* all ones: ends */
+        const unsigned ml = e->mlen[pend];
+        const uint64_t bits = (e->mbits[pend] | e->xbits[v] << ml) & ends;
+        const unsigned n = (ml + e->xlen[v]) & (unsigned)ends;
+        pend = (e->xpend[v] & (unsigned)ends) | ((pend + s) & ~(unsigned)ends);
+        put(e, pt, &b, bits, n);
+    }
+    *w = b;
+    ps->run = pend;
+    ps->prev = before;
+    return 1;
+}
+
 /* The parse state and the bit writer, passed by value to the marker bands'
  * function and back, so that neither has its address taken in the hot loop
  * of parse_image (they stay in registers there). */
@@ -1051,7 +1126,9 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
                 ps->b += 8 * bytes8 * ps->a + sb;
                 ps->a += sa;
             }
-            if (emit != WRITE || bytes8 != 1 || !lits_word(e, pt, ps, w, word))
+            if (emit != WRITE ||
+                !(bytes8 == 1 ? lits_word(e, pt, ps, w, word)
+                              : e->wide && groups_word(e, pt, ps, w, word)))
                 for (unsigned k = 0; k < 8; k++, word >>= 8)
                     group(e, pt, ps, w, (unsigned)(word & 0xff), emit);
             if (emit && (q & 511) == 511) { /* every 4096 groups */
@@ -1458,6 +1535,48 @@ static void write_stripes(struct enc *e, const cg__par *par, uint64_t est_bytes)
 
 /* ------------------------------------------------------------ the image */
 
+/* groups_word's tables under the code, and whether it can run: groups of
+ * 4 to 32 bytes, each group's codes and the longest match in one put. A
+ * group pass 2 never codes as literals (all_counted, unseen) is left out. */
+static void set_wide(struct enc *e, int all_counted)
+{
+    const struct tables *t = e->t;
+    e->wide = 0;
+    if (e->bytes8 < 4 || e->bytes8 > 32)
+        return;
+    unsigned xmax = 0, mmax = 0;
+    for (unsigned v = 0; v < 256; v++) {
+        const int u = e->head[v];
+        if (u >= 0) {
+            e->xbits[v] = e->code[u];
+            e->xlen[v] = e->len[u];
+            e->xpend[v] = (uint8_t)(e->bytes8 - 1);
+        } else if (all_counted && !e->gcount[v]) {
+            e->xbits[v] = 0;
+            e->xlen[v] = 0;
+            e->xpend[v] = 0;
+        } else {
+            if (!e->glen[v])
+                return; /* over 56 bits */
+            e->xbits[v] = e->gbits[v];
+            e->xlen[v] = e->glen[v];
+            e->xpend[v] = 0;
+        }
+        xmax = e->xlen[v] > xmax ? e->xlen[v] : xmax;
+    }
+    for (unsigned l = 0; l < 3; l++) { /* 0: no match; 1, 2: never taken */
+        e->mbits[l] = 0;
+        e->mlen[l] = 0;
+    }
+    for (unsigned l = 3; l <= 258; l++) {
+        const unsigned sym = t->lsym[l];
+        e->mbits[l] = e->code[sym] | (uint32_t)t->lextra[l] << e->len[sym];
+        e->mlen[l] = (uint8_t)(e->len[sym] + t->lnextra[l] + 1u); /* + the distance code, 0 */
+        mmax = e->mlen[l] > mmax ? e->mlen[l] : mmax;
+    }
+    e->wide = xmax + mmax <= 56;
+}
+
 /* The image data: the zlib header, the deflate blocks, the Adler-32. */
 static void write_image(struct enc *e, const cg__par *par)
 {
@@ -1512,6 +1631,7 @@ static void write_image(struct enc *e, const cg__par *par)
         e->gbits[v] = bits;
         e->glen[v] = (uint8_t)(n <= 56 ? n : 0);
     }
+    set_wide(e, all_counted);
     if (e->nstripes > 1) {
         /* The sample's size under the code (lengths at their most extra
          * bits), for all the rows: what the stripes' buffers are made for. */
