@@ -933,11 +933,11 @@ static inline __attribute__((always_inline)) int lits_word(struct enc *e, struct
  * all its bytes are one, which leaves the other bytes8 - 1 >= 3 pending).
  * Runs made inside the word stay under 8 * bytes8 <= 258 bytes, so each
  * is one match; a run pending from before the word is taken when it is
- * empty or one match long even after 7 more groups (3..258 - 8 * bytes8),
+ * empty or one match long even after 7 more groups (3..258 - 7 * bytes8),
  * else (1 or 2 pending bytes after a filter byte, a long run of one byte
  * across words) the word goes through group() unless all its groups only
- * lengthen the run. Each group's bits go out with one put, selected by
- * masks, not branches. The same symbols as group() group by group, and
+ * lengthen the run. Each group's bits are selected by masks, not branches,
+ * and go out two groups a put. The same symbols as group() group by group, and
  * the same bytes (tests/test_io_png.c compares with the plain encoder on
  * maps of runs of groups of every length at every scale). Returns 0,
  * having changed nothing, when group() must parse the word; as lits_word,
@@ -969,14 +969,24 @@ static inline __attribute__((always_inline)) int groups_word(struct enc *e, stru
      * would wait on the last one's stores: the output's stores may alias). */
     struct bw b = *w;
     x = word;
-    for (unsigned k = 0; k < 8; k++, x >>= 8) {
-        const unsigned v = (unsigned)(x & 0xff);
-        const uint64_t ends = (uint64_t)((grows >> k & 1) ^ 1) * ~UINT64_C(0); /* all ones: ends */
-        const unsigned ml = e->mlen[pend];
-        const uint64_t bits = (e->mbits[pend] | e->xbits[v] << ml) & ends;
-        const unsigned n = (ml + e->xlen[v]) & (unsigned)ends;
-        pend = (e->xpend[v] & (unsigned)ends) | ((pend + s) & ~(unsigned)ends);
-        put(e, pt, &b, bits, n);
+    for (unsigned k = 0; k < 8; k += 2) {
+        uint64_t bits[2];
+        unsigned n[2];
+        for (unsigned i = 0; i < 2; i++, x >>= 8) {
+            const unsigned v = (unsigned)(x & 0xff);
+            const uint64_t ends = (uint64_t)((grows >> (k + i) & 1) ^ 1) * ~UINT64_C(0);
+            const unsigned ml = e->mlen[pend];
+            bits[i] = (e->mbits[pend] | e->xbits[v] << ml) & ends;
+            n[i] = (ml + e->xlen[v]) & (unsigned)ends;
+            pend = (e->xpend[v] & (unsigned)ends) | ((pend + s) & ~(unsigned)ends);
+        }
+        /* Two groups a put, unless they are too long together (seldom). */
+        if (n[0] + n[1] <= 56) {
+            put(e, pt, &b, bits[0] | bits[1] << n[0], n[0] + n[1]);
+        } else {
+            put(e, pt, &b, bits[0], n[0]);
+            put(e, pt, &b, bits[1], n[1]);
+        }
     }
     *w = b;
     ps->run = pend;
