@@ -212,14 +212,17 @@ struct enc {
     /* Pass 2 of a word of 8 groups of 4 to 32 bytes (groups_word): what
      * group v writes when it does not lengthen the run before it (its
      * literals, or the one literal of its byte if all its bytes are one:
-     * xbits, xlen) and the run it leaves pending (xpend: bytes8 - 1 copies
-     * of that byte, or none); a match of length l (3..258) with its extra
-     * bits and distance code (mbits, mlen; nothing for l = 0). wide: the
-     * path is on (every group's codes and any match fit one put). */
-    uint64_t xbits[256];
-    uint8_t xlen[256], xpend[256];
-    uint32_t mbits[259];
-    uint8_t mlen[259];
+     * bits, len) and the run it leaves pending (pend: bytes8 - 1 copies of
+     * that byte, or none), with head and last, all in one place; a match
+     * of length l (3..258) with its extra bits and distance code (wm;
+     * nothing for l = 0). wide: the path is on (every group's codes and any
+     * match fit one put). */
+    struct wide_group {
+        uint64_t bits;
+        int16_t head; /* as head[] */
+        uint8_t last, len, pend;
+    } wg[256];
+    uint32_t wm[259]; /* bits | length << 24 */
     int wide;
 };
 
@@ -947,38 +950,37 @@ static inline __attribute__((always_inline)) int groups_word(struct enc *e, stru
                                                              uint64_t word)
 {
     const unsigned s = (unsigned)e->bytes8;
-    /* Bit k: group k lengthens the run (a byte always before it: a row
-     * starts with its filter byte, and a group of several bytes is never
-     * one repeated byte at head -1). */
-    unsigned grows = 0;
-    int before = ps->prev;
+    const uint64_t run = ps->run;
+    int before = ps->prev; /* a byte: a row starts with its filter byte */
     uint64_t x = word;
-    for (unsigned k = 0; k < 8; k++, x >>= 8) {
-        grows |= (unsigned)(e->head[x & 0xff] == before) << k;
-        before = e->last[x & 0xff];
-    }
-    if (grows == 0xff) {
+    if (run - 1 < 2 || run > 258 - 7 * s || w->limit - w->p < 64) {
+        /* group() parses the word, unless all its groups lengthen the run. */
+        for (unsigned k = 0; k < 8; k++, x >>= 8) {
+            if (e->wg[x & 0xff].head != before)
+                return 0;
+            before = e->wg[x & 0xff].last;
+        }
         ps->run += 8 * s;
         return 1;
     }
-    const uint64_t run = ps->run;
-    if (run - 1 < 2 || run > 258 - 7 * s || w->limit - w->p < 64)
-        return 0;
     unsigned pend = (unsigned)run;
     /* The writer in registers for the word (in memory, behind w, each put
      * would wait on the last one's stores: the output's stores may alias). */
     struct bw b = *w;
-    x = word;
     for (unsigned k = 0; k < 8; k += 2) {
         uint64_t bits[2];
         unsigned n[2];
         for (unsigned i = 0; i < 2; i++, x >>= 8) {
-            const unsigned v = (unsigned)(x & 0xff);
-            const uint64_t ends = (uint64_t)((grows >> (k + i) & 1) ^ 1) * ~UINT64_C(0);
-            const unsigned ml = e->mlen[pend];
-            bits[i] = (e->mbits[pend] | e->xbits[v] << ml) & ends;
-            n[i] = (ml + e->xlen[v]) & (unsigned)ends;
-            pend = (e->xpend[v] & (unsigned)ends) | ((pend + s) & ~(unsigned)ends);
+            const struct wide_group *g = &e->wg[x & 0xff];
+            /* All ones when the group ends the run (a group of several
+             * bytes has head -1, never a byte). */
+            const uint64_t ends = (uint64_t)0 - (uint64_t)(g->head != before);
+            before = g->last;
+            const uint32_t m = e->wm[pend];
+            const unsigned ml = m >> 24;
+            bits[i] = ((m & 0xffffffu) | g->bits << ml) & ends;
+            n[i] = (ml + g->len) & (unsigned)ends;
+            pend = (g->pend & (unsigned)ends) | ((pend + s) & ~(unsigned)ends);
         }
         /* Two groups a put, unless they are too long together (seldom). */
         if (n[0] + n[1] <= 56) {
@@ -1556,33 +1558,34 @@ static void set_wide(struct enc *e, int all_counted)
         return;
     unsigned xmax = 0, mmax = 0;
     for (unsigned v = 0; v < 256; v++) {
+        struct wide_group *g = &e->wg[v];
         const int u = e->head[v];
+        g->head = e->head[v];
+        g->last = e->last[v];
         if (u >= 0) {
-            e->xbits[v] = e->code[u];
-            e->xlen[v] = e->len[u];
-            e->xpend[v] = (uint8_t)(e->bytes8 - 1);
+            g->bits = e->code[u];
+            g->len = e->len[u];
+            g->pend = (uint8_t)(e->bytes8 - 1);
         } else if (all_counted && !e->gcount[v]) {
-            e->xbits[v] = 0;
-            e->xlen[v] = 0;
-            e->xpend[v] = 0;
+            g->bits = 0;
+            g->len = 0;
+            g->pend = 0;
         } else {
             if (!e->glen[v])
                 return; /* over 56 bits */
-            e->xbits[v] = e->gbits[v];
-            e->xlen[v] = e->glen[v];
-            e->xpend[v] = 0;
+            g->bits = e->gbits[v];
+            g->len = e->glen[v];
+            g->pend = 0;
         }
-        xmax = e->xlen[v] > xmax ? e->xlen[v] : xmax;
+        xmax = g->len > xmax ? g->len : xmax;
     }
-    for (unsigned l = 0; l < 3; l++) { /* 0: no match; 1, 2: never taken */
-        e->mbits[l] = 0;
-        e->mlen[l] = 0;
-    }
+    for (unsigned l = 0; l < 3; l++) /* 0: no match; 1, 2: never taken */
+        e->wm[l] = 0;
     for (unsigned l = 3; l <= 258; l++) {
         const unsigned sym = t->lsym[l];
-        e->mbits[l] = e->code[sym] | (uint32_t)t->lextra[l] << e->len[sym];
-        e->mlen[l] = (uint8_t)(e->len[sym] + t->lnextra[l] + 1u); /* + the distance code, 0 */
-        mmax = e->mlen[l] > mmax ? e->mlen[l] : mmax;
+        const unsigned n = e->len[sym] + t->lnextra[l] + 1u; /* + the distance code, 0 */
+        e->wm[l] = (e->code[sym] | (uint32_t)t->lextra[l] << e->len[sym]) | (uint32_t)n << 24;
+        mmax = n > mmax ? n : mmax;
     }
     e->wide = xmax + mmax <= 56;
 }
