@@ -901,10 +901,11 @@ static inline __attribute__((always_inline)) int lits_word(struct enc *e, struct
     if ((z & z << 8 & z << 16) | lead)
         return 0;
     const unsigned prev = (unsigned)ps->prev;
+    struct bw lw = *w; /* in registers (groups_word) */
     if (r) {
         const uint64_t c = e->code[prev];
         const unsigned l = e->len[prev];
-        put(e, pt, w, r == 2 ? c | c << l : c, r * l);
+        put(e, pt, &lw, r == 2 ? c | c << l : c, r * l);
     }
     const unsigned t = (unsigned)(z >> 63) * (1 + (unsigned)(z >> 55 & 1)); /* left pending */
     const unsigned n = 8 - t;
@@ -912,13 +913,14 @@ static inline __attribute__((always_inline)) int lits_word(struct enc *e, struct
     for (; k + 2 <= n; k += 2) {
         const unsigned b0 = (unsigned)(px >> (8 * k)) & 0xff;
         const unsigned b1 = (unsigned)(px >> (8 * k + 8)) & 0xff;
-        put(e, pt, w, e->code[b0] | (uint64_t)e->code[b1] << e->len[b0],
+        put(e, pt, &lw, e->code[b0] | (uint64_t)e->code[b1] << e->len[b0],
             (unsigned)e->len[b0] + e->len[b1]);
     }
     if (k < n) {
         const unsigned b = (unsigned)(px >> (8 * k)) & 0xff;
-        put(e, pt, w, e->code[b], e->len[b]);
+        put(e, pt, &lw, e->code[b], e->len[b]);
     }
+    *w = lw;
     ps->run = t;
     ps->prev = (int)(px >> 56);
     return 1;
