@@ -843,7 +843,7 @@ static void png_runs_of_every_length_are_the_twins(void **state)
         twin_stripes(stripes ? 4096 : 0, stripes);
         for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
             for (int alphabet = 2; alphabet <= 5; alphabet++) {
-                const int w = widths[wi], h = wi == 5 && alphabet == 5 ? 300 : 600;
+                const int w = widths[wi], h = wi == 6 && alphabet == 5 ? 300 : 600;
                 const uint8_t values[5] = {0x00, 0xff, 0x55, 0xaa, (uint8_t)(tu_next(&rng) | 1)};
                 const uint8_t *from = alphabet == 3 ? values + 2 : values; /* 0x55, 0xaa, more */
                 const int nvalues = alphabet == 3 ? 3 : alphabet;
