@@ -128,8 +128,12 @@ struct tables {
     uint8_t uniform[256];
     uint32_t gsum[256], gwsum[256];
     /* A group's weighted sum in the Adler-32 of a whole word of 8 groups,
-     * by its place k: gwsum + bytes8 * (7 - k) * gsum (parse_image). */
-    uint32_t wpos[8][256];
+     * by its place k: gwsum + bytes8 * (7 - k) * gsum, in the low 32 bits,
+     * and its gsum in the high ones, so that a word's two sums take one
+     * load and add a group (parse_image). The low halves of 8 groups stay
+     * under 2^32: bytes8 <= 512, so each is under 65521 + 512 * 7 * 512 *
+     * 255 < 4.7e8. */
+    uint64_t wpos[8][256];
     /* How often each byte value occurs in the table, over all 256 groups:
      * the counts every group adds to the code's symbols (write_image). */
     uint64_t hist[256];
@@ -1127,18 +1131,16 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
         /* The groups word by word: group j is byte j % 8 of word j / 8.
          * A whole word's Adler-32 sums at once: its groups' sums, and their
          * weighted sums by place in the word (tables.wpos). */
-        const uint32_t(*wpos)[256] = e->t->wpos;
+        const uint64_t(*wpos)[256] = e->t->wpos;
         const size_t nw = nfull / 8;
         for (size_t q = 0; q < nw; q++) {
             uint64_t word = r[q];
             if (emit != COUNT) {
-                uint64_t sa = 0, sb = 0, x = word;
-                for (unsigned k = 0; k < 8; k++, x >>= 8) {
-                    sa += e->gsum[x & 0xff];
-                    sb += wpos[k][x & 0xff];
-                }
-                ps->b += 8 * bytes8 * ps->a + sb;
-                ps->a += sa;
+                uint64_t sums = 0, x = word;
+                for (unsigned k = 0; k < 8; k++, x >>= 8)
+                    sums += wpos[k][x & 0xff];
+                ps->b += 8 * bytes8 * ps->a + (sums & 0xffffffffu);
+                ps->a += sums >> 32;
             }
             if (emit != WRITE ||
                 !(bytes8 == 1 ? lits_word(e, pt, ps, w, word)
@@ -1228,7 +1230,7 @@ static void build_tables(struct tables *t, uint32_t scale, int depth, size_t byt
         t->gwsum[v] = wsum % ADLER_MOD;
         t->uniform[v] = (uint8_t)same;
         for (uint32_t k = 0; k < 8; k++)
-            t->wpos[k][v] = t->gwsum[v] + (uint32_t)bytes8 * (7 - k) * sum;
+            t->wpos[k][v] = (t->gwsum[v] + (uint64_t)bytes8 * (7 - k) * sum) | (uint64_t)sum << 32;
     }
     t->scale = scale;
     t->depth = depth;
