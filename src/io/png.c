@@ -938,10 +938,10 @@ static inline __attribute__((always_inline)) int lits_word(struct enc *e, struct
  * changes at 39 % of the groups. A group either lengthens the run pending
  * before it (it is one repeated byte, the last byte before it: nothing
  * written) or ends it: the run's match (no match for an empty run), then
- * the group's own codes (xbits: its literals, or its byte's one literal if
- * all its bytes are one, which leaves the other bytes8 - 1 >= 3 pending).
- * Runs made inside the word stay under 8 * bytes8 <= 258 bytes, so each
- * is one match; a run pending from before the word is taken when it is
+ * the group's own codes (enc.wg: its literals, or its byte's one literal
+ * if all its bytes are one, which leaves the other bytes8 - 1 >= 3
+ * pending). Runs made inside the word stay under 7 * bytes8 <= 224 bytes,
+ * so each is one match; a run pending from before the word is taken when it is
  * empty or one match long even after 7 more groups (3..258 - 7 * bytes8),
  * else (1 or 2 pending bytes after a filter byte, a long run of one byte
  * across words) the word goes through group() unless all its groups only
