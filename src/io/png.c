@@ -21,7 +21,9 @@
  *     match; anything else is a literal), but done a group at a time: a
  *     group of one repeated byte extends or starts a run in O(1), any other
  *     group is its bytes as literals, whose Huffman codes are precomputed per
- *     group value and written with one shift-or.
+ *     group value and written with one shift-or. The second pass takes a
+ *     word of 8 groups at once where it can (lits_word at scale 1,
+ *     groups_word at 4 to 32 bytes a group), with no branch per group.
  *   - Two passes over the map: the first counts the symbols, which gives one
  *     dynamic Huffman code (length-limited, RFC 1951 3.2.7) for a single
  *     block; the second writes it. A small image's first pass also keeps
