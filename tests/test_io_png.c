@@ -700,6 +700,15 @@ static void png_write_options_parallel_gives_the_same_bytes(void **state)
  * edges, a reach overlay; one stripe and many. */
 static int twin_threads; /* the stripes through threads (else one after another) */
 
+/* Stripes of `cells` cells (0: the default) in the writer and in the twin,
+ * compressed through threads or one after another. */
+static void twin_stripes(uint64_t cells, int threads)
+{
+    cg__png_set_stripe_cells(cells);
+    oracle_png_set_stripe_cells(cells);
+    twin_threads = threads;
+}
+
 static void expect_oracle_bytes(const cg_grid *g, uint32_t scale, const char *what)
 {
     tu_buf got = {0}, want = {0};
@@ -729,9 +738,7 @@ static void png_bytes_are_the_twins(void **state)
                                   "with a reach"};
     uint64_t rng = 31;
     for (int stripes = 0; stripes < 2; stripes++) {
-        cg__png_set_stripe_cells(stripes ? 8 : 0);
-        oracle_png_set_stripe_cells(stripes ? 8 : 0);
-        twin_threads = stripes;
+        twin_stripes(stripes ? 8 : 0, stripes);
         for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
             for (size_t hi = 0; hi < sizeof heights / sizeof heights[0]; hi++) {
                 int w = widths[wi], h = heights[hi];
@@ -784,9 +791,7 @@ static void png_bytes_are_the_twins(void **state)
                 }
             }
     }
-    cg__png_set_stripe_cells(0);
-    oracle_png_set_stripe_cells(0);
-    twin_threads = 0;
+    twin_stripes(0, 0);
     /* Tall and narrow: pass 1 counts a sample of the rows (from 512). */
     static const int tall[][2] = {{1, 600}, {2, 511}, {3, 512}, {9, 1000}};
     for (size_t i = 0; i < sizeof tall / sizeof tall[0]; i++) {
@@ -815,46 +820,82 @@ static void png_bytes_are_the_twins(void **state)
     cg_pipeline_free(p);
 }
 
-/* At scale 1 a pixel byte is an 8-cell group, and pass 2 takes a word of 8
- * of them at once when none ends a run of 3 or more repeats (io/png.c,
- * lits_word): maps whose groups repeat in runs of every length 1..6 and
- * some long ones, from an alphabet of 2 or 3 values (so a run often ends
- * on a value that starts the next), across words and rows, are the twin's
- * bytes, in one stripe and many, through threads. 600 rows: pass 2 parses
- * the image (a small one replays pass 1's tokens instead). */
+/* Pass 2 takes a word of 8 groups at once: at scale 1 (a group is a
+ * pixel byte) when none ends a run of 3 or more repeats (io/png.c,
+ * lits_word), at scales 4 to 32 by a group's codes under masks (groups_word,
+ * which passes a word back to the group-by-group parse after a filter byte
+ * and when a run pending from before it could outgrow one match). Maps whose
+ * groups repeat in runs of every length 1..6 and some long ones (up to 100
+ * groups: runs of one byte longer than a match at scale 4), from an alphabet
+ * of 2 to 5 values - wall, floor, the two groups of one repeated byte at
+ * scale 4 (alternate cells) and one more - so a run often ends on a value
+ * that starts the next, across words and rows, at scales 1 to 5, 8, 16 and
+ * 32, are the twin's bytes, in one stripe and many, through threads. 600
+ * rows: pass 2 parses the image (a small one replays pass 1's tokens
+ * instead); 300 rows at scale 4: pass 1 counts every row, pass 2 parses. */
 static void png_runs_of_every_length_are_the_twins(void **state)
 {
     (void)state;
     static const int widths[] = {64, 65, 72, 128, 131, 200, 520};
+    static const uint32_t scales[] = {1, 2, 3, 4, 5, 8, 16, 32};
     uint64_t rng = 77;
     for (int stripes = 0; stripes < 2; stripes++) {
-        cg__png_set_stripe_cells(stripes ? 4096 : 0);
-        oracle_png_set_stripe_cells(stripes ? 4096 : 0);
-        twin_threads = stripes;
+        twin_stripes(stripes ? 4096 : 0, stripes);
         for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
-            for (int alphabet = 2; alphabet <= 3; alphabet++) {
-                const int w = widths[wi], h = 600;
-                const uint8_t values[3] = {0x00, 0xff, (uint8_t)(tu_next(&rng) | 1)};
+            for (int alphabet = 2; alphabet <= 5; alphabet++) {
+                const int w = widths[wi], h = wi == 6 && alphabet == 5 ? 300 : 600;
+                const uint8_t values[5] = {0x00, 0xff, 0x55, 0xaa, (uint8_t)(tu_next(&rng) | 1)};
+                const uint8_t *from = alphabet == 3 ? values + 2 : values; /* 0x55, 0xaa, more */
+                const int nvalues = alphabet == 3 ? 3 : alphabet;
                 cg_grid *g = NULL;
                 assert_int_equal(cg_grid_new(&g, (uint32_t)w, (uint32_t)h), CG_OK);
                 for (int y = 0; y < h; y++) {
                     int x = 0;
                     while (x < w) {
                         uint64_t r = tu_next(&rng);
-                        int len = r % 8 == 7 ? 7 + (int)(r >> 3) % 40 : 1 + (int)(r % 6);
-                        uint8_t v = values[(r >> 16) % (uint64_t)alphabet];
+                        int len = r % 8 == 7 ? 7 + (int)(r >> 3) % 94 : 1 + (int)(r % 6);
+                        uint8_t v = from[(r >> 16) % (uint64_t)nvalues];
                         for (int k = 0; k < len && x < w; k++, x += 8)
                             for (int b = 0; b < 8 && x + b < w; b++)
                                 cg_grid_set(g, x + b, y, (v >> b) & 1 ? CG_WALL : CG_FLOOR);
                     }
                 }
-                expect_oracle_bytes(g, 1, "runs of groups");
+                for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++)
+                    if (h == 600 ? scales[k] <= 5 || w <= 131 - 66 * (scales[k] > 8)
+                                 : scales[k] == 4)
+                        expect_oracle_bytes(g, scales[k], "runs of groups");
                 cg_grid_free(g);
             }
+        /* Runs of one repeated byte of every length in groups up to past a
+         * match (258 bytes) and 7 more, from every place in a word: cell
+         * row 8L + o starts with o other groups, then runs of L groups of
+         * one value, each ended by a group of other bytes or by the other
+         * value. */
+        for (size_t k = 3; k < sizeof scales / sizeof scales[0]; k++) {
+            const uint32_t scale = scales[k];
+            const int longest = 258 / (int)scale + 10, w = 8 * (2 * longest + 12) + 3;
+            const uint8_t runs[2][2] = {{0x00, 0xff}, {0x55, 0xaa}};
+            cg_grid *g = NULL;
+            assert_int_equal(cg_grid_new(&g, (uint32_t)w, (uint32_t)(8 * longest)), CG_OK);
+            for (int y = 0; y < 8 * longest; y++) {
+                const int o = y % 8, len = 1 + y / 8;
+                const uint8_t *u = runs[y / 8 % 2];
+                int x = 0;
+                for (int i = 0; x < w; i++) {
+                    uint8_t v = 0x5b; /* a group of several bytes at every scale */
+                    if (i >= o) {
+                        const int j = (i - o) % (len + 1), n = (i - o) / (len + 1);
+                        v = j < len ? u[n % 2] : n % 3 == 0 ? 0x5b : n % 3 == 1 ? 0x3c : u[n % 2 ^ 1];
+                    }
+                    for (int b = 0; b < 8 && x < w; b++, x++)
+                        cg_grid_set(g, x, y, (v >> b) & 1 ? CG_WALL : CG_FLOOR);
+                }
+            }
+            expect_oracle_bytes(g, scale, "runs of one byte at every phase");
+            cg_grid_free(g);
+        }
     }
-    cg__png_set_stripe_cells(0);
-    oracle_png_set_stripe_cells(0);
-    twin_threads = 0;
+    twin_stripes(0, 0);
     /* One stripe (under 4 million cells) written as it is made, in several
      * IDAT chunks: runs of any byte, mostly of one, so the stream is near a
      * byte a group, and its chunks end at the first code that fills one

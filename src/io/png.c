@@ -21,7 +21,9 @@
  *     match; anything else is a literal), but done a group at a time: a
  *     group of one repeated byte extends or starts a run in O(1), any other
  *     group is its bytes as literals, whose Huffman codes are precomputed per
- *     group value and written with one shift-or.
+ *     group value and written with one shift-or. The second pass takes a
+ *     word of 8 groups at once where it can (lits_word at scale 1,
+ *     groups_word at 4 to 32 bytes a group), with no branch per group.
  *   - Two passes over the map: the first counts the symbols, which gives one
  *     dynamic Huffman code (length-limited, RFC 1951 3.2.7) for a single
  *     block; the second writes it. A small image's first pass also keeps
@@ -128,8 +130,12 @@ struct tables {
     uint8_t uniform[256];
     uint32_t gsum[256], gwsum[256];
     /* A group's weighted sum in the Adler-32 of a whole word of 8 groups,
-     * by its place k: gwsum + bytes8 * (7 - k) * gsum (parse_image). */
-    uint32_t wpos[8][256];
+     * by its place k: gwsum + bytes8 * (7 - k) * gsum, in the low 32 bits,
+     * and its gsum in the high ones, so that a word's two sums take one
+     * load and add a group (parse_image). The low halves of 8 groups stay
+     * under 2^32: bytes8 <= 512, so each is under 65521 + 512 * 7 * 512 *
+     * 255 < 4.7e8. */
+    uint64_t wpos[8][256];
     /* How often each byte value occurs in the table, over all 256 groups:
      * the counts every group adds to the code's symbols (write_image). */
     uint64_t hist[256];
@@ -209,6 +215,21 @@ struct enc {
      * row (the only ones pass 2 codes as literals then), else for all. */
     uint64_t gbits[256];
     uint8_t glen[256];
+    /* Pass 2 of a word of 8 groups of 4 to 32 bytes (groups_word): what
+     * group v writes when it does not lengthen the run before it (its
+     * literals, or the one literal of its byte if all its bytes are one:
+     * bits, len) and the run it leaves pending (pend: bytes8 - 1 copies of
+     * that byte, or none), with head and last, all in one place; a match
+     * of length l (3..258) with its extra bits and distance code (wm;
+     * nothing for l = 0). wide: the path is on (every group's codes and any
+     * match fit one put). */
+    struct wide_group {
+        uint64_t bits;
+        int16_t head; /* as head[] */
+        uint8_t last, len, pend;
+    } wg[256];
+    uint32_t wm[259]; /* bits | length << 24 */
+    int wide;
 };
 
 /* One stripe's parse and output: the encoder's state that is not shared. */
@@ -886,10 +907,11 @@ static inline __attribute__((always_inline)) int lits_word(struct enc *e, struct
     if ((z & z << 8 & z << 16) | lead)
         return 0;
     const unsigned prev = (unsigned)ps->prev;
+    struct bw lw = *w; /* in registers (groups_word) */
     if (r) {
         const uint64_t c = e->code[prev];
         const unsigned l = e->len[prev];
-        put(e, pt, w, r == 2 ? c | c << l : c, r * l);
+        put(e, pt, &lw, r == 2 ? c | c << l : c, r * l);
     }
     const unsigned t = (unsigned)(z >> 63) * (1 + (unsigned)(z >> 55 & 1)); /* left pending */
     const unsigned n = 8 - t;
@@ -897,15 +919,88 @@ static inline __attribute__((always_inline)) int lits_word(struct enc *e, struct
     for (; k + 2 <= n; k += 2) {
         const unsigned b0 = (unsigned)(px >> (8 * k)) & 0xff;
         const unsigned b1 = (unsigned)(px >> (8 * k + 8)) & 0xff;
-        put(e, pt, w, e->code[b0] | (uint64_t)e->code[b1] << e->len[b0],
+        put(e, pt, &lw, e->code[b0] | (uint64_t)e->code[b1] << e->len[b0],
             (unsigned)e->len[b0] + e->len[b1]);
     }
     if (k < n) {
         const unsigned b = (unsigned)(px >> (8 * k)) & 0xff;
-        put(e, pt, w, e->code[b], e->len[b]);
+        put(e, pt, &lw, e->code[b], e->len[b]);
     }
+    *w = lw;
     ps->run = t;
     ps->prev = (int)(px >> 56);
+    return 1;
+}
+
+/* Pass 2 of a word of 8 groups of bytes8 = 4..32 bytes each (scale 4 and
+ * up at 1 bit a pixel, the default) at once, without the parse's two
+ * branches on every group (is it one repeated byte? does that byte go on
+ * from the group before?), which follow no pattern on a cave: about a
+ * quarter of its groups are one repeated byte, and whether a group is
+ * changes at 39 % of the groups. A group either lengthens the run pending
+ * before it (it is one repeated byte, the last byte before it: nothing
+ * written) or ends it: the run's match (no match for an empty run), then
+ * the group's own codes (enc.wg: its literals, or its byte's one literal
+ * if all its bytes are one, which leaves the other bytes8 - 1 >= 3
+ * pending). Runs made inside the word stay under 7 * bytes8 <= 224 bytes,
+ * so each is one match; a run pending from before the word is taken when it is
+ * empty or one match long even after 7 more groups (3..258 - 7 * bytes8),
+ * else (1 or 2 pending bytes after a filter byte, a long run of one byte
+ * across words) the word goes through group() unless all its groups only
+ * lengthen the run. Each group's bits are selected by masks, not branches,
+ * and go out two groups a put. The same symbols as group() group by group, and
+ * the same bytes (tests/test_io_png.c compares with the plain encoder on
+ * maps of runs of groups of every length at every scale). Returns 0,
+ * having changed nothing, when group() must parse the word; as lits_word,
+ * near the end of the output too, so that IDAT chunks end where they did. */
+static inline __attribute__((always_inline)) int groups_word(struct enc *e, struct part *pt,
+                                                             struct ps *ps, struct bw *w,
+                                                             uint64_t word)
+{
+    const unsigned s = (unsigned)e->bytes8;
+    const uint64_t run = ps->run;
+    int before = ps->prev; /* a byte: a row starts with its filter byte */
+    uint64_t x = word;
+    if (run - 1 < 2 || run > 258 - 7 * s || w->limit - w->p < 64) {
+        /* group() parses the word, unless all its groups lengthen the run. */
+        for (unsigned k = 0; k < 8; k++, x >>= 8) {
+            if (e->wg[x & 0xff].head != before)
+                return 0;
+            before = e->wg[x & 0xff].last;
+        }
+        ps->run += 8 * s;
+        return 1;
+    }
+    unsigned pend = (unsigned)run;
+    /* The writer in registers for the word (in memory, behind w, each put
+     * would wait on the last one's stores: the output's stores may alias). */
+    struct bw b = *w;
+    for (unsigned k = 0; k < 8; k += 2) {
+        uint64_t bits[2];
+        unsigned n[2];
+        for (unsigned i = 0; i < 2; i++, x >>= 8) {
+            const struct wide_group *g = &e->wg[x & 0xff];
+            /* All ones when the group ends the run (a group of several
+             * bytes has head -1, never a byte). */
+            const uint64_t ends = (uint64_t)0 - (uint64_t)(g->head != before);
+            before = g->last;
+            const uint32_t m = e->wm[pend];
+            const unsigned ml = m >> 24;
+            bits[i] = ((m & 0xffffffu) | g->bits << ml) & ends;
+            n[i] = (ml + g->len) & (unsigned)ends;
+            pend = (g->pend & (unsigned)ends) | ((pend + s) & ~(unsigned)ends);
+        }
+        /* Two groups a put, unless they are too long together (seldom). */
+        if (n[0] + n[1] <= 56) {
+            put(e, pt, &b, bits[0] | bits[1] << n[0], n[0] + n[1]);
+        } else {
+            put(e, pt, &b, bits[0], n[0]);
+            put(e, pt, &b, bits[1], n[1]);
+        }
+    }
+    *w = b;
+    ps->run = pend;
+    ps->prev = before;
     return 1;
 }
 
@@ -1038,20 +1133,20 @@ parse_image(struct enc *e, struct part *pt, struct bw *w, uint32_t y0, uint32_t 
         /* The groups word by word: group j is byte j % 8 of word j / 8.
          * A whole word's Adler-32 sums at once: its groups' sums, and their
          * weighted sums by place in the word (tables.wpos). */
-        const uint32_t(*wpos)[256] = e->t->wpos;
+        const uint64_t(*wpos)[256] = e->t->wpos;
         const size_t nw = nfull / 8;
         for (size_t q = 0; q < nw; q++) {
             uint64_t word = r[q];
             if (emit != COUNT) {
-                uint64_t sa = 0, sb = 0, x = word;
-                for (unsigned k = 0; k < 8; k++, x >>= 8) {
-                    sa += e->gsum[x & 0xff];
-                    sb += wpos[k][x & 0xff];
-                }
-                ps->b += 8 * bytes8 * ps->a + sb;
-                ps->a += sa;
+                uint64_t sums = 0, x = word;
+                for (unsigned k = 0; k < 8; k++, x >>= 8)
+                    sums += wpos[k][x & 0xff];
+                ps->b += 8 * bytes8 * ps->a + (sums & 0xffffffffu);
+                ps->a += sums >> 32;
             }
-            if (emit != WRITE || bytes8 != 1 || !lits_word(e, pt, ps, w, word))
+            if (emit != WRITE ||
+                !(bytes8 == 1 ? lits_word(e, pt, ps, w, word)
+                              : e->wide && groups_word(e, pt, ps, w, word)))
                 for (unsigned k = 0; k < 8; k++, word >>= 8)
                     group(e, pt, ps, w, (unsigned)(word & 0xff), emit);
             if (emit && (q & 511) == 511) { /* every 4096 groups */
@@ -1137,7 +1232,7 @@ static void build_tables(struct tables *t, uint32_t scale, int depth, size_t byt
         t->gwsum[v] = wsum % ADLER_MOD;
         t->uniform[v] = (uint8_t)same;
         for (uint32_t k = 0; k < 8; k++)
-            t->wpos[k][v] = t->gwsum[v] + (uint32_t)bytes8 * (7 - k) * sum;
+            t->wpos[k][v] = (t->gwsum[v] + (uint64_t)bytes8 * (7 - k) * sum) | (uint64_t)sum << 32;
     }
     t->scale = scale;
     t->depth = depth;
@@ -1458,6 +1553,49 @@ static void write_stripes(struct enc *e, const cg__par *par, uint64_t est_bytes)
 
 /* ------------------------------------------------------------ the image */
 
+/* groups_word's tables under the code, and whether it can run: groups of
+ * 4 to 32 bytes, each group's codes and the longest match in one put. A
+ * group pass 2 never codes as literals (all_counted, unseen) is left out. */
+static void set_wide(struct enc *e, int all_counted)
+{
+    const struct tables *t = e->t;
+    e->wide = 0;
+    if (e->bytes8 < 4 || e->bytes8 > 32)
+        return;
+    unsigned xmax = 0, mmax = 0;
+    for (unsigned v = 0; v < 256; v++) {
+        struct wide_group *g = &e->wg[v];
+        const int u = e->head[v];
+        g->head = e->head[v];
+        g->last = e->last[v];
+        if (u >= 0) {
+            g->bits = e->code[u];
+            g->len = e->len[u];
+            g->pend = (uint8_t)(e->bytes8 - 1);
+        } else if (all_counted && !e->gcount[v]) {
+            g->bits = 0;
+            g->len = 0;
+            g->pend = 0;
+        } else {
+            if (!e->glen[v])
+                return; /* over 56 bits */
+            g->bits = e->gbits[v];
+            g->len = e->glen[v];
+            g->pend = 0;
+        }
+        xmax = g->len > xmax ? g->len : xmax;
+    }
+    for (unsigned l = 0; l < 3; l++) /* 0: no match; 1, 2: never taken */
+        e->wm[l] = 0;
+    for (unsigned l = 3; l <= 258; l++) {
+        const unsigned sym = t->lsym[l];
+        const unsigned n = e->len[sym] + t->lnextra[l] + 1u; /* + the distance code, 0 */
+        e->wm[l] = (e->code[sym] | (uint32_t)t->lextra[l] << e->len[sym]) | (uint32_t)n << 24;
+        mmax = n > mmax ? n : mmax;
+    }
+    e->wide = xmax + mmax <= 56;
+}
+
 /* The image data: the zlib header, the deflate blocks, the Adler-32. */
 static void write_image(struct enc *e, const cg__par *par)
 {
@@ -1512,6 +1650,7 @@ static void write_image(struct enc *e, const cg__par *par)
         e->gbits[v] = bits;
         e->glen[v] = (uint8_t)(n <= 56 ? n : 0);
     }
+    set_wide(e, all_counted);
     if (e->nstripes > 1) {
         /* The sample's size under the code (lengths at their most extra
          * bits), for all the rows: what the stripes' buffers are made for. */
