@@ -182,23 +182,34 @@ static inline __attribute__((always_inline)) void store(void *dist, int w32, siz
     }
 }
 
-/* Takes sides s0, s1, s2 (offsets) of the len cells c into groups q0, q1,
- * q2 (tails *t0, *t1, *t2); with dist (of w32 ? 32 : 16 bits), first stores
- * v (the cells' distance + 1), the line of a cell PREFETCH_AHEAD on
- * prefetched. Inlined: a NULL dist leaves no test in the loop. */
+/* Takes sides s0, s1, s2 (offsets) of the len cells c into the next
+ * level's groups, all at q: the tails *t0, *t1, *t2 count from q, group g
+ * from g * room, so one register holds the three groups' base (with three,
+ * the loop ran out of registers and kept values on the stack). With dist
+ * (of w32 ? 32 : 16 bits), first stores v (the cells' distance + 1), the
+ * line of a cell PREFETCH_AHEAD on prefetched, the last PREFETCH_AHEAD
+ * cells in a loop of their own (no bound on the prefetch's index). Inlined:
+ * a NULL dist leaves no test in the loop. */
 static inline __attribute__((always_inline)) void
 take_three(uint64_t *open, const uint32_t *c, size_t len, void *dist, int w32, uint32_t v,
-           size_t s0, size_t s1, size_t s2, uint32_t *q0, uint32_t *q1, uint32_t *q2, size_t *t0,
-           size_t *t1, size_t *t2)
+           size_t s0, size_t s1, size_t s2, uint32_t *q, size_t *t0, size_t *t1, size_t *t2)
 {
-    size_t a = *t0, b = *t1, e = *t2;
-    for (size_t i = 0; i < len; i++) {
+    size_t a = *t0, b = *t1, e = *t2, i = 0;
+    if (dist)
+        for (; i + PREFETCH_AHEAD < len; i++) {
+            size_t at = c[i];
+            store(dist, w32, at, c[i + PREFETCH_AHEAD], v);
+            a = take(open, q, a, at + s0);
+            b = take(open, q, b, at + s1);
+            e = take(open, q, e, at + s2);
+        }
+    for (; i < len; i++) {
         size_t at = c[i];
         if (dist)
-            store(dist, w32, at, c[i + PREFETCH_AHEAD < len ? i + PREFETCH_AHEAD : i], v);
-        a = take(open, q0, a, at + s0);
-        b = take(open, q1, b, at + s1);
-        e = take(open, q2, e, at + s2);
+            store(dist, w32, at, at, v);
+        a = take(open, q, a, at + s0);
+        b = take(open, q, b, at + s1);
+        e = take(open, q, e, at + s2);
     }
     *t0 = a;
     *t1 = b;
@@ -212,27 +223,26 @@ static inline __attribute__((always_inline)) void
 expand(uint64_t *open, size_t stride, const level *cur, level *nxt, void *dist, int w32, uint32_t d)
 {
     const size_t room = nxt->room, one = 1, up = (size_t)0 - stride, left = (size_t)0 - 1;
-    uint32_t *qr = nxt->cell, *ql = qr + room, *qd = ql + room, *qu = qd + room;
-    size_t tr = 0, tl = 0, td = 0, tu = 0;
+    uint32_t *q = nxt->cell;
+    /* The groups' tails, from q. */
+    size_t tr = MOVED_RIGHT * room, tl = MOVED_LEFT * room, td = MOVED_DOWN * room,
+           tu = MOVED_UP * room;
     const uint32_t *c = cur->cell;
     if (d == 0) /* the starts: their left sides too */
         for (size_t i = 0; i < cur->n[0]; i++)
-            tl = take(open, ql, tl, c[i] - 1);
+            tl = take(open, q, tl, c[i] - 1);
     const uint32_t v = d + 1;
-    take_three(open, c, cur->n[MOVED_RIGHT], dist, w32, v, one, up, stride, qr, qu, qd, &tr, &tu,
-               &td);
+    take_three(open, c, cur->n[MOVED_RIGHT], dist, w32, v, one, up, stride, q, &tr, &tu, &td);
     c += cur->room;
-    take_three(open, c, cur->n[MOVED_LEFT], dist, w32, v, left, up, stride, ql, qu, qd, &tl, &tu,
-               &td);
+    take_three(open, c, cur->n[MOVED_LEFT], dist, w32, v, left, up, stride, q, &tl, &tu, &td);
     c += cur->room;
-    take_three(open, c, cur->n[MOVED_DOWN], dist, w32, v, stride, left, one, qd, ql, qr, &td, &tl,
-               &tr);
+    take_three(open, c, cur->n[MOVED_DOWN], dist, w32, v, stride, left, one, q, &td, &tl, &tr);
     c += cur->room;
-    take_three(open, c, cur->n[MOVED_UP], dist, w32, v, up, left, one, qu, ql, qr, &tu, &tl, &tr);
-    nxt->n[MOVED_RIGHT] = tr;
-    nxt->n[MOVED_LEFT] = tl;
-    nxt->n[MOVED_DOWN] = td;
-    nxt->n[MOVED_UP] = tu;
+    take_three(open, c, cur->n[MOVED_UP], dist, w32, v, up, left, one, q, &tu, &tl, &tr);
+    nxt->n[MOVED_RIGHT] = tr - MOVED_RIGHT * room;
+    nxt->n[MOVED_LEFT] = tl - MOVED_LEFT * room;
+    nxt->n[MOVED_DOWN] = td - MOVED_DOWN * room;
+    nxt->n[MOVED_UP] = tu - MOVED_UP * room;
 }
 
 /* write_cells in one width (w32 as in store). */
