@@ -559,6 +559,87 @@ static void bad_region_steps_are_rejected_with_their_column(void **state)
     tu_expect_parse_error("keep-largest 3", 14, "unexpected");
 }
 
+/* The one-run wall specks (regions/specks.c), on every kernel path,
+ * against their definition cell by cell: in rows y0..y1-1, a wall run
+ * inside the map (not on its edge rows or columns), held in one word of
+ * its row, shorter than min, with floor above and below every cell. And
+ * what it turns is what remove-walls turns: the flood-fill oracle gives
+ * the same map from before and after. */
+static void expect_specks(uint8_t *want, const uint8_t *cells, int w, int h, int y0, int y1,
+                          int64_t min)
+{
+    memcpy(want, cells, (size_t)w * (size_t)h);
+    if (min <= 1)
+        return;
+    for (int y = y0 > 1 ? y0 : 1; y < y1 && y < h - 1; y++) {
+        const uint8_t *r = cells + (size_t)y * (size_t)w;
+        for (int x = 1; x < w - 1;) {
+            if (!r[x] || r[x - 1]) {
+                x++;
+                continue;
+            }
+            int e = x;
+            int clear = 1;
+            while (e < w && r[e]) {
+                clear &= !r[e - w] && !r[e + w];
+                e++;
+            }
+            if (clear && e < w && x / 64 == (e - 1) / 64 && e - x < min)
+                memset(want + (size_t)y * (size_t)w + (size_t)x, 0, (size_t)(e - x));
+            x = e;
+        }
+    }
+}
+
+static void check_specks(const uint8_t *cells, int w, int h, int y0, int y1, int64_t min)
+{
+    uint8_t *want = tu_alloc_cells(w, h);
+    expect_specks(want, cells, w, h, y0, y1, min);
+    cg_grid *g = tu_grid_from_cells(cells, w, h);
+    cg__drop_wall_specks(g, (uint32_t)y0, (uint32_t)y1, (uint64_t)min);
+    tu_assert_grid_equals(g, want, w, h, "one-run wall specks");
+    cg_grid_free(g);
+    uint8_t *before = tu_alloc_cells(w, h);
+    memcpy(before, cells, (size_t)w * (size_t)h);
+    ro_remove_walls(before, w, h, min);
+    ro_remove_walls(want, w, h, min);
+    assert_memory_equal(before, want, (size_t)w * (size_t)h);
+    free(before);
+    free(want);
+}
+
+static void one_run_wall_specks_go_as_remove_walls_says(void **state)
+{
+    (void)state;
+    static const int64_t mins[] = {0, 1, 2, 3, 5, 12, 50, 63, 64, 65, 1000000000};
+    static const int dims[][2] = {{1, 1}, {1, 77}, {77, 1}, {3, 3}, {63, 9}, {64, 9},
+                                  {65, 9}, {128, 5}, {131, 7}, {7, 131}, {200, 40}};
+    static const int paths[] = {CG__PATH_SCALAR, CG__PATH_AVX512, CG__PATH_AVX512VBMI2};
+    int ran = 0;
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        if (!cg__kernel_path_available(paths[p]) || cg__set_kernel_path(paths[p]) != 0)
+            continue;
+        ran++;
+        uint64_t rng = 0x5eed5bec + p;
+        for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+            const int w = dims[d][0], h = dims[d][1];
+            for (int k = 0; k < PATTERNS + 8; k++) {
+                uint8_t *cells = k < PATTERNS ? pattern_map(w, h, k)
+                                              : random_map(w, h, &rng, k - PATTERNS);
+                for (size_t m = 0; m < sizeof mins / sizeof mins[0]; m++) {
+                    check_specks(cells, w, h, 0, h, mins[m]);
+                    /* A stripe's inner rows, as stripes.c takes them. */
+                    if (h > 4)
+                        check_specks(cells, w, h, 2, h - 2, mins[m]);
+                }
+                free(cells);
+            }
+        }
+    }
+    unforce_loops();
+    assert_true(ran >= 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -570,6 +651,7 @@ int main(void)
         cmocka_unit_test(every_labelling_loop_matches_the_oracle_on_random_maps),
         cmocka_unit_test(every_labelling_loop_makes_the_same_labels),
         cmocka_unit_test(small_regions_leaving_their_window_are_removed_whole),
+        cmocka_unit_test(one_run_wall_specks_go_as_remove_walls_says),
         cmocka_unit_test(floor_region_counts_match_the_oracle),
         cmocka_unit_test(after_removal_no_region_is_smaller_than_the_threshold),
         cmocka_unit_test(regions_are_four_connected_not_diagonal),

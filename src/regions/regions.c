@@ -1029,6 +1029,8 @@ cg_status cg__remove_small(cg_grid *g, int walls, uint64_t min)
     /* Every region has at least one cell: min 0 and 1 remove nothing. */
     if (min <= 1)
         return CG_OK;
+    if (walls)
+        cg__drop_wall_specks(g, 0, g->h, min);
     return remove_regions(g, walls, keep_min_size, min);
 }
 
