@@ -323,6 +323,66 @@ static void small_regions_leaving_their_window_are_removed_whole(void **state)
     }
 }
 
+/* Regions of 257..8192 cells are tried in the window as well, in its
+ * first 256 rows and for a few sweeps: a block inside it, a spiral that
+ * winds up and down more than that, a bar taller than 256 rows, one wider
+ * than the window, and blocks of 8192 and 8193 cells. */
+static void medium_regions_are_removed_whole(void **state)
+{
+    (void)state;
+    static const int widths[] = {64, 65, 131, 300};
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        const int w = widths[i], h = 700;
+        for (int kind = 0; kind < 2; kind++) {
+            const uint8_t piece = (uint8_t)kind, back = (uint8_t)(1 - kind);
+            uint8_t *cells = tu_alloc_cells(w, h);
+            memset(cells, back, (size_t)w * (size_t)h);
+#define AT(x, y) cells[(size_t)(y) * (size_t)w + (size_t)(x)]
+            for (int y = 2; y < 32; y++) /* a block of 40 x 30 */
+                for (int x = 2; x < 42 && x < w - 1; x++)
+                    AT(x, y) = piece;
+            /* A spiral of one-cell paths in a 60 x 60 box, walls between. */
+            int x0 = 1, y0 = 40, x1 = (w < 62 ? w : 62) - 2, y1 = 99;
+            while (x0 <= x1 && y0 <= y1) {
+                for (int x = x0; x <= x1; x++)
+                    AT(x, y0) = piece;
+                for (int y = y0; y <= y1; y++)
+                    AT(x1, y) = piece;
+                for (int x = x1; x >= x0; x--)
+                    AT(x, y1) = piece;
+                for (int y = y1; y >= y0 + 2; y--)
+                    AT(x0, y) = piece;
+                if (y0 + 2 <= y1)
+                    AT(x0 + 1, y0 + 2) = piece;
+                x0 += 2, y0 += 2, x1 -= 2, y1 -= 2;
+            }
+            for (int y = 110; y < 410; y++) /* a bar of 300 rows */
+                AT(3, y) = piece;
+            for (int y = 110; y < 114; y++) /* a block wider than the window */
+                for (int x = 6; x < w - 1; x++)
+                    AT(x, y) = piece;
+            for (int y = 420; y < 420 + 8192 / 32; y++) /* 8192 cells */
+                for (int x = 6; x < 38 && x < w - 1; x++)
+                    AT(x, y) = piece;
+            if (w > 60) {
+                for (int y = 420; y < 420 + 8192 / 16; y++) /* 8193 cells */
+                    if (y < h - 1)
+                        for (int x = 42; x < 58; x++)
+                            AT(x, y) = piece;
+                AT(57, 420 + 8192 / 16) = piece;
+            }
+#undef AT
+            for (int m = 300; m <= 20000; m *= 4) {
+                char step[64];
+                snprintf(step, sizeof step, "%s min=%d", kind ? "remove-walls" : "remove-floor", m);
+                check_step(cells, w, h, step, kind ? ro_remove_walls : ro_remove_floor, m);
+            }
+            check_step(cells, w, h, "keep-largest", oracle_keep_largest, 0);
+            free(cells);
+        }
+    }
+}
+
 static void floor_region_counts_match_the_oracle(void **state)
 {
     (void)state;
@@ -652,6 +712,7 @@ int main(void)
         cmocka_unit_test(every_labelling_loop_makes_the_same_labels),
         cmocka_unit_test(small_regions_leaving_their_window_are_removed_whole),
         cmocka_unit_test(one_run_wall_specks_go_as_remove_walls_says),
+        cmocka_unit_test(medium_regions_are_removed_whole),
         cmocka_unit_test(floor_region_counts_match_the_oracle),
         cmocka_unit_test(after_removal_no_region_is_smaller_than_the_threshold),
         cmocka_unit_test(regions_are_four_connected_not_diagonal),
