@@ -619,8 +619,9 @@ static void bad_region_steps_are_rejected_with_their_column(void **state)
     tu_expect_parse_error("keep-largest 3", 14, "unexpected");
 }
 
-/* The one-run wall specks (regions/specks.c), on every kernel path,
- * against their definition cell by cell: in rows y0..y1-1, a wall run
+/* The wall specks turned before labelling (regions/specks.c), on every
+ * kernel path, against their definition cell by cell. First the one-run
+ * specks: in rows y0..y1-1, a wall run
  * inside the map (not on its edge rows or columns), held in one word of
  * its row, shorter than min, with floor above and below every cell. And
  * what it turns is what remove-walls turns: the flood-fill oracle gives
@@ -651,10 +652,56 @@ static void expect_specks(uint8_t *want, const uint8_t *cells, int w, int h, int
     }
 }
 
+/* Then the blocks of 8 rows of one word (rows y0 + 8t, then y0 + 4 + 8t,
+ * cut at y1), in that order: the wall regions that lie in the block, away
+ * from the map's edge, go when they hold fewer than min cells in all. */
+static void expect_block_specks(uint8_t *want, int w, int h, int y0, int y1, int64_t min)
+{
+    if (min <= 1)
+        return;
+    ro_regions r = ro_label(want, w, h, 1);
+    int *top = malloc((size_t)(r.n + 1) * 5 * sizeof *top);
+    assert_non_null(top);
+    int *bot = top + r.n + 1, *lw = bot + r.n + 1, *hw = lw + r.n + 1, *gone = hw + r.n + 1;
+    for (int id = 1; id <= r.n; id++)
+        top[id] = h, bot[id] = -1, lw[id] = w, hw[id] = -1, gone[id] = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const int id = r.lab[y * w + x];
+            if (!id)
+                continue;
+            top[id] = y < top[id] ? y : top[id], bot[id] = y > bot[id] ? y : bot[id];
+            lw[id] = x / 64 < lw[id] ? x / 64 : lw[id], hw[id] = x / 64 > hw[id] ? x / 64 : hw[id];
+        }
+    for (int shift = 0; shift <= 4; shift += 4)
+        for (int yb = y0 + shift; yb < y1; yb += 8) {
+            const int ye = yb + 8 < y1 ? yb + 8 : y1;
+            for (int i = 0; i <= (w - 1) / 64; i++) {
+                int64_t total = 0;
+                for (int id = 1; id <= r.n; id++)
+                    if (!gone[id] && !r.edge[id] && top[id] >= yb && bot[id] < ye && lw[id] == i &&
+                        hw[id] == i)
+                        total += r.size[id];
+                if (total == 0 || total >= min)
+                    continue;
+                for (int id = 1; id <= r.n; id++)
+                    if (!gone[id] && !r.edge[id] && top[id] >= yb && bot[id] < ye && lw[id] == i &&
+                        hw[id] == i)
+                        gone[id] = 1;
+            }
+        }
+    for (size_t c = 0; c < (size_t)w * (size_t)h; c++)
+        if (r.lab[c] && gone[r.lab[c]])
+            want[c] = 0;
+    free(top);
+    ro_free(&r);
+}
+
 static void check_specks(const uint8_t *cells, int w, int h, int y0, int y1, int64_t min)
 {
     uint8_t *want = tu_alloc_cells(w, h);
     expect_specks(want, cells, w, h, y0, y1, min);
+    expect_block_specks(want, w, h, y0, y1, min);
     cg_grid *g = tu_grid_from_cells(cells, w, h);
     cg__drop_wall_specks(g, (uint32_t)y0, (uint32_t)y1, (uint64_t)min);
     tu_assert_grid_equals(g, want, w, h, "one-run wall specks");
@@ -668,7 +715,7 @@ static void check_specks(const uint8_t *cells, int w, int h, int y0, int y1, int
     free(want);
 }
 
-static void one_run_wall_specks_go_as_remove_walls_says(void **state)
+static void wall_specks_go_first_as_remove_walls_says(void **state)
 {
     (void)state;
     static const int64_t mins[] = {0, 1, 2, 3, 5, 12, 50, 63, 64, 65, 1000000000};
@@ -711,7 +758,7 @@ int main(void)
         cmocka_unit_test(every_labelling_loop_matches_the_oracle_on_random_maps),
         cmocka_unit_test(every_labelling_loop_makes_the_same_labels),
         cmocka_unit_test(small_regions_leaving_their_window_are_removed_whole),
-        cmocka_unit_test(one_run_wall_specks_go_as_remove_walls_says),
+        cmocka_unit_test(wall_specks_go_first_as_remove_walls_says),
         cmocka_unit_test(medium_regions_are_removed_whole),
         cmocka_unit_test(floor_region_counts_match_the_oracle),
         cmocka_unit_test(after_removal_no_region_is_smaller_than_the_threshold),
