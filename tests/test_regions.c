@@ -323,6 +323,66 @@ static void small_regions_leaving_their_window_are_removed_whole(void **state)
     }
 }
 
+/* Regions of 257..8192 cells are tried in the window as well, in its
+ * first 256 rows and for a few sweeps: a block inside it, a spiral that
+ * winds up and down more than that, a bar taller than 256 rows, one wider
+ * than the window, and blocks of 8192 and 8193 cells. */
+static void medium_regions_are_removed_whole(void **state)
+{
+    (void)state;
+    static const int widths[] = {64, 65, 131, 300};
+    for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+        const int w = widths[i], h = 700;
+        for (int kind = 0; kind < 2; kind++) {
+            const uint8_t piece = (uint8_t)kind, back = (uint8_t)(1 - kind);
+            uint8_t *cells = tu_alloc_cells(w, h);
+            memset(cells, back, (size_t)w * (size_t)h);
+#define AT(x, y) cells[(size_t)(y) * (size_t)w + (size_t)(x)]
+            for (int y = 2; y < 32; y++) /* a block of 40 x 30 */
+                for (int x = 2; x < 42 && x < w - 1; x++)
+                    AT(x, y) = piece;
+            /* A spiral of one-cell paths in a 60 x 60 box, walls between. */
+            int x0 = 1, y0 = 40, x1 = (w < 62 ? w : 62) - 2, y1 = 99;
+            while (x0 <= x1 && y0 <= y1) {
+                for (int x = x0; x <= x1; x++)
+                    AT(x, y0) = piece;
+                for (int y = y0; y <= y1; y++)
+                    AT(x1, y) = piece;
+                for (int x = x1; x >= x0; x--)
+                    AT(x, y1) = piece;
+                for (int y = y1; y >= y0 + 2; y--)
+                    AT(x0, y) = piece;
+                if (y0 + 2 <= y1)
+                    AT(x0 + 1, y0 + 2) = piece;
+                x0 += 2, y0 += 2, x1 -= 2, y1 -= 2;
+            }
+            for (int y = 110; y < 410; y++) /* a bar of 300 rows */
+                AT(3, y) = piece;
+            for (int y = 110; y < 114; y++) /* a block wider than the window */
+                for (int x = 6; x < w - 1; x++)
+                    AT(x, y) = piece;
+            for (int y = 420; y < 420 + 8192 / 32; y++) /* 8192 cells */
+                for (int x = 6; x < 38 && x < w - 1; x++)
+                    AT(x, y) = piece;
+            if (w > 60) {
+                for (int y = 420; y < 420 + 8192 / 16; y++) /* 8193 cells */
+                    if (y < h - 1)
+                        for (int x = 42; x < 58; x++)
+                            AT(x, y) = piece;
+                AT(57, 420 + 8192 / 16) = piece;
+            }
+#undef AT
+            for (int m = 300; m <= 20000; m *= 4) {
+                char step[64];
+                snprintf(step, sizeof step, "%s min=%d", kind ? "remove-walls" : "remove-floor", m);
+                check_step(cells, w, h, step, kind ? ro_remove_walls : ro_remove_floor, m);
+            }
+            check_step(cells, w, h, "keep-largest", oracle_keep_largest, 0);
+            free(cells);
+        }
+    }
+}
+
 static void floor_region_counts_match_the_oracle(void **state)
 {
     (void)state;
@@ -559,6 +619,105 @@ static void bad_region_steps_are_rejected_with_their_column(void **state)
     tu_expect_parse_error("keep-largest 3", 14, "unexpected");
 }
 
+/* The wall specks turned before labelling (regions/specks.c), on every
+ * kernel path, against their definition cell by cell: in the blocks of 8
+ * rows of one word (rows y0 + 8t, then y0 + 4 + 8t, cut at y1), in that
+ * order, the wall regions that lie in the block, away from the map's edge,
+ * go when they hold fewer than min cells in all. And what goes is what
+ * remove-walls turns: the flood-fill oracle gives the same map from before
+ * and after. */
+static void expect_block_specks(uint8_t *want, int w, int h, int y0, int y1, int64_t min)
+{
+    if (min <= 1)
+        return;
+    ro_regions r = ro_label(want, w, h, 1);
+    int *top = malloc((size_t)(r.n + 1) * 5 * sizeof *top);
+    assert_non_null(top);
+    int *bot = top + r.n + 1, *lw = bot + r.n + 1, *hw = lw + r.n + 1, *gone = hw + r.n + 1;
+    for (int id = 1; id <= r.n; id++)
+        top[id] = h, bot[id] = -1, lw[id] = w, hw[id] = -1, gone[id] = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const int id = r.lab[y * w + x];
+            if (!id)
+                continue;
+            top[id] = y < top[id] ? y : top[id], bot[id] = y > bot[id] ? y : bot[id];
+            lw[id] = x / 64 < lw[id] ? x / 64 : lw[id], hw[id] = x / 64 > hw[id] ? x / 64 : hw[id];
+        }
+    for (int shift = 0; shift <= 4; shift += 4)
+        for (int yb = y0 + shift; yb < y1; yb += 8) {
+            const int ye = yb + 8 < y1 ? yb + 8 : y1;
+            for (int i = 0; i <= (w - 1) / 64; i++) {
+                int64_t total = 0;
+                for (int id = 1; id <= r.n; id++)
+                    if (!gone[id] && !r.edge[id] && top[id] >= yb && bot[id] < ye && lw[id] == i &&
+                        hw[id] == i)
+                        total += r.size[id];
+                if (total == 0 || total >= min)
+                    continue;
+                for (int id = 1; id <= r.n; id++)
+                    if (!gone[id] && !r.edge[id] && top[id] >= yb && bot[id] < ye && lw[id] == i &&
+                        hw[id] == i)
+                        gone[id] = 1;
+            }
+        }
+    for (size_t c = 0; c < (size_t)w * (size_t)h; c++)
+        if (r.lab[c] && gone[r.lab[c]])
+            want[c] = 0;
+    free(top);
+    ro_free(&r);
+}
+
+static void check_specks(const uint8_t *cells, int w, int h, int y0, int y1, int64_t min)
+{
+    uint8_t *want = tu_alloc_cells(w, h);
+    memcpy(want, cells, (size_t)w * (size_t)h);
+    expect_block_specks(want, w, h, y0, y1, min);
+    cg_grid *g = tu_grid_from_cells(cells, w, h);
+    cg__drop_wall_specks(g, (uint32_t)y0, (uint32_t)y1, (uint64_t)min);
+    tu_assert_grid_equals(g, want, w, h, "one-run wall specks");
+    cg_grid_free(g);
+    uint8_t *before = tu_alloc_cells(w, h);
+    memcpy(before, cells, (size_t)w * (size_t)h);
+    ro_remove_walls(before, w, h, min);
+    ro_remove_walls(want, w, h, min);
+    assert_memory_equal(before, want, (size_t)w * (size_t)h);
+    free(before);
+    free(want);
+}
+
+static void wall_specks_go_first_as_remove_walls_says(void **state)
+{
+    (void)state;
+    static const int64_t mins[] = {0, 1, 2, 3, 5, 12, 50, 63, 64, 65, 1000000000};
+    static const int dims[][2] = {{1, 1}, {1, 77}, {77, 1}, {3, 3}, {63, 9}, {64, 9},
+                                  {65, 9}, {128, 5}, {131, 7}, {7, 131}, {200, 40}};
+    static const int paths[] = {CG__PATH_SCALAR, CG__PATH_AVX512, CG__PATH_AVX512VBMI2};
+    int ran = 0;
+    for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+        if (!cg__kernel_path_available(paths[p]) || cg__set_kernel_path(paths[p]) != 0)
+            continue;
+        ran++;
+        uint64_t rng = 0x5eed5bec + p;
+        for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+            const int w = dims[d][0], h = dims[d][1];
+            for (int k = 0; k < PATTERNS + 8; k++) {
+                uint8_t *cells = k < PATTERNS ? pattern_map(w, h, k)
+                                              : random_map(w, h, &rng, k - PATTERNS);
+                for (size_t m = 0; m < sizeof mins / sizeof mins[0]; m++) {
+                    check_specks(cells, w, h, 0, h, mins[m]);
+                    /* A stripe's inner rows, as stripes.c takes them. */
+                    if (h > 4)
+                        check_specks(cells, w, h, 2, h - 2, mins[m]);
+                }
+                free(cells);
+            }
+        }
+    }
+    unforce_loops();
+    assert_true(ran >= 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -570,6 +729,8 @@ int main(void)
         cmocka_unit_test(every_labelling_loop_matches_the_oracle_on_random_maps),
         cmocka_unit_test(every_labelling_loop_makes_the_same_labels),
         cmocka_unit_test(small_regions_leaving_their_window_are_removed_whole),
+        cmocka_unit_test(wall_specks_go_first_as_remove_walls_says),
+        cmocka_unit_test(medium_regions_are_removed_whole),
         cmocka_unit_test(floor_region_counts_match_the_oracle),
         cmocka_unit_test(after_removal_no_region_is_smaller_than_the_threshold),
         cmocka_unit_test(regions_are_four_connected_not_diagonal),

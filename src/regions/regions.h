@@ -80,6 +80,12 @@ cg_status cg__flip_regions_unless(cg_grid *g, const cg__labeller *lb, const uint
  * are dropped. */
 cg_status cg__remove_small(cg_grid *g, int walls, uint64_t min);
 
+/* Turns to floor, in rows y0 .. y1-1, some of the wall regions that
+ * cg__remove_small(g, 1, min) turns - those inside blocks of eight rows of
+ * one word - without changing the other wall regions (regions/specks.c).
+ * Reads rows y0-1 .. y1 and writes rows y0 .. y1-1 only. */
+void cg__drop_wall_specks(cg_grid *g, uint32_t y0, uint32_t y1, uint64_t min);
+
 /* The same, on a big map through par's loop in stripes of rows
  * (regions/stripes.c); the same cells as cg__remove_small for any threads.
  * par may be NULL. */

@@ -250,6 +250,11 @@ static void label_task(void *arg, size_t i)
     cg__budget b;
     if (!j->live)
         cg__budget_begin(&b, 0);
+    /* The one-run specks of the stripe's inner rows go first: those rows
+     * and the ones beside them are the stripe's own (the edge rows, which
+     * the join reads, are left to the labelling). */
+    if (j->walls && !j->largest && s->y1 - s->y0 > 2)
+        cg__drop_wall_specks(j->g, s->y0 + 1, s->y1 - 1, j->min);
     cg__labeller lb;
     cg_status st = cg__label_rows(&lb, j->g, j->walls, s->y0, s->y1, keep_edges, s);
     if (st == CG_OK) {
