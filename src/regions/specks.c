@@ -172,9 +172,9 @@ static void block_specks(cg_grid *g, uint32_t y0, uint32_t y1, uint64_t min)
 #if defined(CG__HAVE_X86)
             if (wide) {
                 for (; i < g->nw; i += 8)
-                    block_words512(
-                        r, nr, up, dn, i,
-                        g->nw - i >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (g->nw - i)) - 1), min);
+                    block_words512(r, nr, up, dn, i,
+                                   (__mmask8)(g->nw - i >= 8 ? 0xffu : (1u << (g->nw - i)) - 1u),
+                                   min);
                 continue;
             }
 #endif
