@@ -27,6 +27,7 @@ void cg__regions_force_base(int on);
 /* Makes cg__connect run its first search, the row-by-row one's twin
  * (src/regions/connect.h; tests only). */
 void cg__connect_force_base(int on);
+void cg__connect_force_window(int mode);
 
 static const int sizes[][2] = {
     {1, 1},  {1, 2},  {2, 1},   {1, 77},  {77, 1},  {2, 2},   {3, 3},   {5, 7},    {63, 9},
@@ -273,6 +274,24 @@ static void assert_connect_like_twin(const uint8_t *cells, int w, int h, int kin
                     tu_grids_equal(fast, twin) ? "" : ", cells differ");
         fail();
     }
+    /* The window on the later layers (regions/voronoi.c), planned as soon
+     * as a bound is found (1), and with a bound too near (2: the search
+     * runs again without it). */
+    for (int mode = 1; mode <= 2; mode++) {
+        cg_grid *win = tu_grid_from_cells(cells, w, h);
+        uint64_t nw = 0;
+        cg__connect_force_window(mode);
+        assert_int_equal(cg__connect(win, width, &nw), CG_OK);
+        cg__connect_force_window(0);
+        if (!tu_grids_equal(win, twin) || nw != nt) {
+            print_error("%dx%d, map kind %d, width %u, %s, window %d: %llu corridors, twin "
+                        "%llu%s\n",
+                        w, h, kind, width, what, mode, (unsigned long long)nw,
+                        (unsigned long long)nt, tu_grids_equal(win, twin) ? "" : ", cells differ");
+            fail();
+        }
+        cg_grid_free(win);
+    }
     cg_grid_free(fast);
     cg_grid_free(twin);
 }
@@ -364,6 +383,59 @@ static void the_row_search_carves_what_its_twin_carves_on_random_maps(void **sta
         cg_grid_free(fast);
         cg_grid_free(twin);
         free(cells);
+    }
+}
+
+/* The window on the last layers (regions/voronoi.c) as the search plans it
+ * by itself, and forced at the first layer it can be (with a bound that
+ * holds, and one too near: the search runs again), against the twin: caves
+ * with many small regions around one large one - where it pays - on awkward
+ * sizes, one large cave with a few specks far out in rock (few regions
+ * apart, many layers), one region, many tiny regions, all wall. */
+static void the_window_carves_what_the_twin_carves(void **state)
+{
+    (void)state;
+    static const int wsizes[][2] = {
+        {1, 300}, {300, 1}, {63, 200}, {64, 200}, {65, 200}, {131, 150}, {400, 300}, {257, 129},
+    };
+    uint64_t rng = 0x3f1d;
+    for (size_t si = 0; si < sizeof wsizes / sizeof wsizes[0]; si++) {
+        const int w = wsizes[si][0], h = wsizes[si][1];
+        const size_t n = (size_t)w * (size_t)h;
+        for (int kind = 0; kind < 6; kind++) {
+            uint8_t *cells = tu_alloc_cells(w, h);
+            switch (kind) {
+            case 0: /* a cave: one large region, many small ones */
+            case 1:
+                tu_random_cells(cells, w, h, tu_range(&rng, 42, 50) / 100.0, &rng);
+                assert_int_equal(oracle_smooths(cells, w, h, tu_range(&rng, 2, 4), 5), 0);
+                break;
+            case 2: { /* a large cave on the left, specks far out in rock */
+                memset(cells, 1, n);
+                for (int y = 0; y < h; y++)
+                    for (int x = 0; x < w / 3; x++)
+                        cells[(size_t)y * (size_t)w + (size_t)x] = (uint8_t)(x % 7 == 6);
+                for (int b = tu_range(&rng, 1, 5); b > 0; b--) {
+                    const int x = tu_range(&rng, 0, w - 1), y = tu_range(&rng, 0, h - 1);
+                    cells[(size_t)y * (size_t)w + (size_t)x] = 0;
+                }
+                break;
+            }
+            case 3: /* one region */
+                memset(cells, 0, n);
+                break;
+            case 4: /* many tiny regions */
+                for (size_t i = 0; i < n; i++)
+                    cells[i] = (uint8_t)(((i % (size_t)w) % 2) | ((i / (size_t)w) % 2));
+                break;
+            default: /* all wall */
+                memset(cells, 1, n);
+                break;
+            }
+            for (uint32_t width = 1; width <= 3; width += 2)
+                assert_connect_like_twin(cells, w, h, kind, width, "window");
+            free(cells);
+        }
     }
 }
 
@@ -755,6 +827,7 @@ int main(void)
         cmocka_unit_test(the_baseline_search_carves_the_same_corridors),
         cmocka_unit_test(the_row_search_carves_what_its_twin_carves),
         cmocka_unit_test(the_row_search_carves_what_its_twin_carves_on_random_maps),
+        cmocka_unit_test(the_window_carves_what_the_twin_carves),
         cmocka_unit_test(connect_after_a_cave_pipeline_leaves_one_region),
         cmocka_unit_test(one_wide_corridors_are_no_longer_than_the_minimum_spanning_tree),
         cmocka_unit_test(two_regions_are_joined_between_their_closest_cells),

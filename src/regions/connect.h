@@ -68,4 +68,9 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors);
  * search (regions/connect.c), the twin of cg__connect_voronoi. */
 void cg__connect_force_base(int on);
 
+/* TEST ONLY, not thread-safe: 1 makes cg__connect_voronoi plan its window
+ * at the first layer it can, whatever it costs; 2 also with too near a
+ * bound, so the search runs again without one (regions/voronoi.c). */
+void cg__connect_force_window(int mode);
+
 #endif

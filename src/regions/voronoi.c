@@ -22,7 +22,10 @@
  *  - Ownership by the largest region needs only the fronts: a cell of
  *    layer k joins it when a neighbour in layer k - 1 is its (the older
  *    territory has no neighbour left unreached).
- *  - The search stops in the middle of a layer when one region is left.
+ *  - The search stops in the middle of a layer when one region is left,
+ *    and once the regions not yet joined are few, the layers left are
+ *    computed only in a window around them, from a proven bound on the
+ *    layer each is joined by (plan_window).
  *  - The corridors are carved once the search is over, in the order taken
  *    (the map is not read meanwhile but to find a corridor's end in the
  *    largest region: its floor is the map's floor outside the small
@@ -125,6 +128,7 @@ typedef struct search {
     uint64_t *out_up, *out; /* per word of the row above, of this row: small cells of layer k
                                whose region was outside the largest's component */
     uint8_t *inbig;         /* per region: known to be joined to the largest */
+    uint32_t nid;           /* the regions other than the largest: 1 .. nid */
     uint32_t *odd_big;      /* per region: the last layer it had an odd edge with the largest */
     uint32_t met_row;       /* the row out[] is of */
     vec out0, out1;         /* per small cell of layer k - 1, k (by rank): the out[] bit */
@@ -145,6 +149,16 @@ typedef struct search {
     vec runs;           /* srun of the small regions' floor */
     size_t *run_row;    /* per row (and one more): its first run */
     vec stack;          /* the flood fill's runs to visit */
+    /* The window (plan_window): per row, framed like m0, the words the
+     * layers after it compute; NULL while every word is. It is good up to
+     * layer win_last; past it the search is run again without one. */
+    uint64_t *win;
+    uint32_t win_last;
+    uint32_t win_nout; /* the regions of O when it was planned */
+    uint32_t *kr;      /* per region of O then: the layer it is joined by */
+    vec orun;          /* the runs of O then (indices in runs) */
+    int window;     /* a window may be planned */
+    int win_failed; /* the window's bound did not hold: run again */
     /* The copy of grow_span for the kernel path (AVX2, AVX-512), or NULL:
      * the portable one, inlined. */
     uint64_t (*grow)(struct search *c, uint32_t y, size_t i0, size_t cnt, uint32_t *small,
@@ -357,6 +371,7 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
     for (uint32_t r = 0; r <= nid; r++)
         c->k.uf[r] = r;
     c->k.regions = (uint64_t)nid + 1;
+    c->nid = nid;
     c->inbig = cg__calloc((size_t)nid + 1, 1);
     c->odd_big = cg__calloc((size_t)nid + 1, sizeof *c->odd_big);
     if (!c->inbig || !c->odd_big)
@@ -1097,6 +1112,334 @@ static void refresh_out(search *c)
     }
 }
 
+/* --------------------------------------------------------- the window
+ *
+ * Once the regions outside the largest region's component are few, most
+ * of a layer is waste: the largest region's territory growing into rock
+ * where no edge can be taken any more. An edge still to be taken joins two
+ * regions not yet joined, so one of its ends is owned by a region outside
+ * the largest's component at the end of layer L (the set O; joins are
+ * never undone). A cell of layer j owned by a region R is within distance
+ * j of R's floor, so every such edge of layer j lies within distance j + 1
+ * of R's floor: in R's bounding box grown by j + 1 cells.
+ *
+ * How far the search can still go: from a floor cell of R, a path of m
+ * steps to the floor of a region inside the largest's component (any
+ * cells on the way) gives, cell by cell, a chain of Voronoi edges each of
+ * weight at most m (a cell i steps along is at most i from the nearest
+ * floor, and m - i); so after Kruskal's algorithm has seen the edges of
+ * weight up to m, R is joined. With m_C the shortest such path found from
+ * any region of R's component C, R is joined by the end of layer
+ * K_R = m_C / 2 (rounded down), and the search ends by K = max K_R.
+ *
+ * The layers L + 1 .. K are computed only on a window: the words of each
+ * region R of O's box grown by 2 K_R - L + 1 cells. A word of the window
+ * reads the words around it; outside the window layer L + 1 on is left
+ * empty, so a cell d cells inside the window's edge is what the full
+ * search makes of it for d + 1 layers past L + 1: at layer j <= K_R the
+ * wrong cells stay beyond R's box grown by j + 2. So no wrong cell is
+ * owned by a region still outside (an owner comes from a neighbour of the
+ * layer before, and R's own cells are right while R is outside) or
+ * touches one's cells, and an edge between two regions inside the
+ * component is never taken: every edge Kruskal takes is the full
+ * search's. The paths are looked for along the rows and columns out of
+ * the regions of O; the window is planned once O is at most a quarter of
+ * the regions and its words are under half the front's. When O has
+ * halved, the window is planned again and ANDed into the old (each K_R
+ * the lower of the two): a cell is right while it is far enough inside
+ * both windows' edges, each as above. If the search were still going
+ * past K it would be run again without a window (not reached: the test
+ * hook forces it). */
+
+/* Test hook (connect.h): 1 plans a window at the first layer a bound is
+ * found, whatever it costs; 2 as 1 with K = L + 1, too near, so the search
+ * is run again. */
+static int force_window;
+
+void cg__connect_force_window(int mode)
+{
+    force_window = mode;
+}
+
+/* The region whose floor (x, y) is: NONE for rock, BIG for the largest. */
+static uint32_t floor_reg(const search *c, uint32_t x, uint32_t y)
+{
+    if (!cg__is_floor(c->k.g, x, y))
+        return NONE;
+    const uint32_t key = y * c->w + x;
+    const srun *r = c->runs.p;
+    size_t lo = c->run_row[y], hi = c->run_row[y + 1];
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (r[mid].key <= key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > c->run_row[y] && key < r[lo - 1].key + r[lo - 1].len ? r[lo - 1].reg : BIG;
+}
+
+/* Steps from (x, y) along its row (dir -1 or 1) to the floor of a region
+ * inside the largest's component, at most max; UINT32_MAX if none. Rock is
+ * passed a word at a time, the runs of regions outside whole. *looked
+ * counts the runs looked at. */
+static uint32_t probe_row(search *c, uint32_t x, uint32_t y, int dir, uint32_t max,
+                          uint64_t *looked)
+{
+    const uint64_t *row = cg__row(c->k.g, y);
+    const srun *r = c->runs.p;
+    int64_t p = x; /* floor is looked for past p */
+    for (;;) {
+        int64_t q;
+        if (dir < 0) {
+            if (p == 0)
+                return UINT32_MAX;
+            size_t wi = (size_t)(p - 1) >> 6;
+            uint64_t m = ~row[wi] & (~UINT64_C(0) >> (63 - ((p - 1) & 63)));
+            while (!m) {
+                if (wi == 0 || x - wi * 64 >= max)
+                    return UINT32_MAX;
+                m = ~row[--wi];
+            }
+            q = (int64_t)(wi * 64 + 63 - (size_t)__builtin_clzll(m));
+        } else {
+            if (p + 1 >= c->w)
+                return UINT32_MAX;
+            size_t wi = (size_t)(p + 1) >> 6;
+            uint64_t m = ~row[wi] & (~UINT64_C(0) << ((p + 1) & 63));
+            while (!m) {
+                if (++wi >= c->nw || wi * 64 - x > max)
+                    return UINT32_MAX;
+                m = ~row[wi];
+            }
+            q = (int64_t)(wi * 64 + (size_t)__builtin_ctzll(m));
+            if (q >= c->w) /* the row's bits past the map */
+                return UINT32_MAX;
+        }
+        const uint64_t d = (uint64_t)(q > x ? q - x : x - q);
+        if (d > max)
+            return UINT32_MAX;
+        ++*looked;
+        /* The run holding q: a small region's, or the largest's floor. */
+        const uint32_t key = y * c->w + (uint32_t)q;
+        size_t lo = c->run_row[y], hi = c->run_row[y + 1];
+        while (lo < hi) {
+            const size_t mid = lo + (hi - lo) / 2;
+            if (r[mid].key <= key)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (!(lo > c->run_row[y] && key < r[lo - 1].key + r[lo - 1].len) ||
+            !outside(c, r[lo - 1].reg))
+            return (uint32_t)d;
+        const int64_t xs = r[lo - 1].key - (int64_t)y * c->w;
+        p = dir < 0 ? xs : xs + r[lo - 1].len - 1;
+    }
+}
+
+/* Longest path looked for, and cells looked at, per plan. */
+#define PROBE_MAX 256
+#define PROBE_WORK ((uint64_t)1 << 20)
+
+/* At the end of layer L (regions still apart): plans the window if its
+ * bound is found and it is worth it (its words against the front's). */
+/* The boxes of the regions of O (x0 .. y1, x0 UINT32_MAX for the others). */
+typedef struct boxes {
+    uint32_t *x0, *x1, *y0, *y1;
+} boxes;
+
+/* The window's words for boxes grown by grow cells (or, with kr, by
+ * 2 kr[r] - L + 1 cells each), overlaps counted twice; with win, sets them
+ * there. */
+static uint64_t window_words(const search *c, const boxes *b, uint32_t grow, const uint32_t *kr,
+                             uint32_t L, uint64_t *win)
+{
+    uint64_t words = 0;
+    for (uint32_t r = 1; r <= c->nid; r++) {
+        if (b->x0[r] == UINT32_MAX)
+            continue;
+        if (kr)
+            grow = 2 * kr[r] - L + 1;
+        const uint32_t wa = (b->x0[r] > grow ? b->x0[r] - grow : 0) / 64,
+                       wb = (uint32_t)(((uint64_t)b->x1[r] + grow < c->w ? b->x1[r] + grow
+                                                                         : c->w - 1) /
+                                       64);
+        const uint32_t ya = b->y0[r] > grow ? b->y0[r] - grow : 0,
+                       yb = (uint64_t)b->y1[r] + grow < c->h ? b->y1[r] + grow : c->h - 1;
+        words += (uint64_t)(wb - wa + 1) * (yb - ya + 1);
+        for (uint32_t y = ya; win && y <= yb; y++) /* words wa .. wb of row y's mask */
+            for (uint32_t ci = wa >> 6; ci <= wb >> 6; ci++) {
+                uint64_t m = ~UINT64_C(0);
+                if (ci == wa >> 6)
+                    m &= ~UINT64_C(0) << (wa & 63);
+                if (ci == wb >> 6)
+                    m &= ~UINT64_C(0) >> (63 - (wb & 63));
+                win[((size_t)y + 1) * c->ncw + ci] |= m;
+            }
+    }
+    return words;
+}
+
+/* The shortest path found from a run of a region of O to the floor of a
+ * region inside, m at most: along the row out of the run's ends, and up
+ * and down from its cells at the region's edge (a path through its own
+ * floor is longer) - a word of the run's cells a step at a time. */
+static uint32_t probe_run(search *c, const srun *run, uint32_t m, uint64_t *looked)
+{
+    const uint32_t y = run->key / c->w, xa = run->key % c->w, xb = xa + run->len - 1;
+    uint32_t p;
+    if ((p = probe_row(c, xa, y, -1, m - 1, looked)) < m)
+        m = p;
+    if ((p = probe_row(c, xb, y, 1, m - 1, looked)) < m)
+        m = p;
+    for (int dy = -1; dy <= 1; dy += 2)
+        for (uint32_t wi = xa >> 6; wi <= xb >> 6; wi++) {
+            uint64_t live = ~UINT64_C(0);
+            if (wi == xa >> 6)
+                live &= ~UINT64_C(0) << (xa & 63);
+            if (wi == xb >> 6 && (xb & 63) < 63)
+                live &= (UINT64_C(1) << ((xb & 63) + 1)) - 1;
+            int64_t yy = y;
+            for (uint32_t step = 1; live && step < m; step++) {
+                yy += dy;
+                if (yy < 0 || yy >= c->h)
+                    break;
+                ++*looked;
+                const uint64_t row = cg__row(c->k.g, yy)[wi];
+                if (step == 1) /* from the region's edge only */
+                    live &= row;
+                for (uint64_t hit = live & ~row; hit; hit &= hit - 1) {
+                    const uint32_t x = (uint32_t)(wi * 64 + (uint32_t)__builtin_ctzll(hit));
+                    if (!outside(c, floor_reg(c, x, (uint32_t)yy))) {
+                        m = step;
+                        break;
+                    }
+                }
+            }
+        }
+    return m;
+}
+
+static cg_status plan_window(search *c, uint32_t L)
+{
+    if (!c->window || !c->runs.n)
+        return CG_OK;
+    uint32_t nout = 0;
+    for (uint32_t r = 1; r <= c->nid; r++)
+        nout += (uint32_t)outside(c, r);
+    /* Planned again when O has halved: the new window is ANDed into the
+     * old (a cell is then what the full search makes of it while it is far
+     * enough inside both windows' edges, each as above). */
+    if (!nout || (!force_window && nout > c->nid / 4) || (c->win && 2 * nout > c->win_nout))
+        return CG_OK;
+    /* Per region of O: its box; per component: the shortest path found. */
+    const size_t n = (size_t)c->nid + 1;
+    uint32_t *mem = cg__malloc(n * 6 * sizeof *mem);
+    if (!mem)
+        return CG_ENOMEM;
+    boxes b = {mem, mem + n, mem + 2 * n, mem + 3 * n};
+    uint32_t *best = mem + 4 * n, *kk = mem + 5 * n;
+    for (size_t r = 0; r < n; r++) {
+        b.x0[r] = b.y0[r] = best[r] = UINT32_MAX;
+        b.x1[r] = b.y1[r] = 0;
+    }
+    /* O's runs: all runs the first time, then those of the last plan's O
+     * (O only shrinks), kept in orun. */
+    const srun *run = c->runs.p;
+    uint32_t *orun = c->orun.p;
+    const size_t nrun = c->win ? c->orun.n : c->runs.n;
+    size_t no = 0;
+    for (size_t q = 0; q < nrun; q++) {
+        const size_t j = c->win ? orun[q] : q;
+        const uint32_t r = run[j].reg;
+        if (!outside(c, r))
+            continue;
+        c->orun.n = no;
+        if (vec_reserve(&c->orun, 1) != CG_OK) {
+            cg__free(mem);
+            return CG_ENOMEM;
+        }
+        orun = c->orun.p;
+        orun[no++] = (uint32_t)j;
+        const uint32_t y = run[j].key / c->w, xa = run[j].key % c->w, xb = xa + run[j].len - 1;
+        b.x0[r] = xa < b.x0[r] ? xa : b.x0[r];
+        b.x1[r] = xb > b.x1[r] ? xb : b.x1[r];
+        b.y0[r] = y < b.y0[r] ? y : b.y0[r];
+        b.y1[r] = y > b.y1[r] ? y : b.y1[r];
+    }
+    /* The front's words, against the window's: at least K = L + 1. */
+    uint64_t front = 0;
+    for (size_t q = 0; q < c->nrows1; q++)
+        for (size_t ci = 0; ci < c->ncw; ci++)
+            front += (uint64_t)__builtin_popcountll(c->m1[((size_t)c->rows1[q] + 1) * c->ncw + ci]);
+    int ok = force_window || c->win || 2 * window_words(c, &b, L + 3, NULL, L, NULL) < front;
+    /* Every path is at least 2L + 2 long: the edges lighter are taken. */
+    uint64_t looked = 0;
+    c->orun.n = no;
+    for (size_t q = 0; q < no && ok; q++) {
+        const size_t j = orun[q];
+        const uint32_t r = run[j].reg;
+        const uint32_t root = cg__uf_find(c->k.uf, r);
+        if (best[root] > 2 * L + 2)
+            best[root] =
+                probe_run(c, &run[j], best[root] < PROBE_MAX ? best[root] : PROBE_MAX + 1, &looked);
+        ok = looked <= PROBE_WORK;
+    }
+    /* Per region of O: the layer its component is joined by (the lower of
+     * this plan's and the last's), into best; the last of them all. */
+    uint32_t K = 0;
+    for (uint32_t r = 1; r <= c->nid && ok; r++)
+        if (b.x0[r] != UINT32_MAX) {
+            const uint32_t m = best[cg__uf_find(c->k.uf, r)];
+            ok = m <= PROBE_MAX;
+            kk[r] = force_window == 2 ? L + 1 : m / 2;
+        }
+    for (uint32_t r = 1; r <= c->nid && ok; r++)
+        if (b.x0[r] != UINT32_MAX) {
+            uint32_t kr = kk[r];
+            if (c->win && c->kr[r] < kr)
+                kr = c->kr[r];
+            best[r] = kr;
+            K = kr > K ? kr : K;
+        }
+    cg_status st = CG_OK;
+    if (ok) {
+        const size_t mwords = c->ncw * ((size_t)c->h + 2);
+        if (c->win) {
+            uint64_t *again = cg__calloc(mwords, sizeof *again);
+            if (!again)
+                st = CG_ENOMEM;
+            else {
+                window_words(c, &b, 0, best, L, again);
+                for (size_t i = 0; i < mwords; i++)
+                    c->win[i] &= again[i];
+                c->win_last = K;
+                c->win_nout = nout;
+                memcpy(c->kr, best, n * sizeof *best);
+                cg__free(again);
+            }
+        } else if (force_window || 2 * window_words(c, &b, 0, best, L, NULL) < front) {
+            c->win = cg__calloc(mwords, sizeof *c->win);
+            c->kr = cg__malloc(n * sizeof *c->kr);
+            if (c->win && c->kr) {
+                c->win_last = K;
+                c->win_nout = nout;
+                memcpy(c->kr, best, n * sizeof *best);
+                window_words(c, &b, 0, best, L, c->win);
+            } else {
+                cg__free(c->win);
+                cg__free(c->kr);
+                c->win = NULL;
+                c->kr = NULL;
+                st = CG_ENOMEM;
+            }
+        }
+    }
+    cg__free(mem);
+    return st;
+}
+
 /* Layer k, row by row: a row's words (those beside layer k - 1's words),
  * then the per-cell work of the row above, whose neighbourhood is now
  * known. Returns early once one region is left. */
@@ -1141,6 +1484,8 @@ INLINE cg_status layer(search *c, uint32_t k, int first)
                 cand |= mid[ci + 1] << 63;
             if (ci + 1 == ncw && (c->nw & 63))
                 cand &= (UINT64_C(1) << (c->nw & 63)) - 1;
+            if (c->win)
+                cand &= c->win[((size_t)y + 1) * ncw + ci];
             /* Words left of layer k - 2 that layer k does not reach. */
             for (uint64_t old = mine[ci] & ~cand; old; old &= old - 1) {
                 const size_t at = at_of(c, y, ci * 64 + (size_t)__builtin_ctzll(old));
@@ -1219,6 +1564,13 @@ INLINE cg_status layers(search *c)
     cg_status st = CG_OK;
     for (uint32_t k = 1; st == CG_OK && c->k.regions > 1 && c->nrows0; k++) {
         st = k == 1 ? layer(c, k, 1) : layer(c, k, 0);
+        if (st == CG_OK && c->k.regions > 1) {
+            if (c->win && k >= c->win_last) {
+                c->win_failed = 1; /* not reached: see plan_window */
+                break;
+            }
+            st = plan_window(c, k);
+        }
         advance(c);
         if (k == 1) { /* layer 0's regions, now in cells1: its room takes fcells */
             c->cells1.cap = c->cells1.cap * c->cells1.elem / sizeof(fcell);
@@ -1226,6 +1578,8 @@ INLINE cg_status layers(search *c)
             c->cells1.n = 0;
         }
     }
+    if (st == CG_OK && c->win && c->k.regions > 1)
+        c->win_failed = 1; /* the front died in the window: not reached either */
     return st;
 }
 
@@ -1267,6 +1621,9 @@ static void search_free(search *c)
     cg__free(c->run_row);
     cg__free(c->stack.p);
     cg__free(c->k.uf);
+    cg__free(c->win);
+    cg__free(c->kr);
+    cg__free(c->orun.p);
 }
 
 /* The floor's runs and cells. */
@@ -1297,7 +1654,9 @@ __attribute__((target("popcnt"))) static void count_runs_popcnt(const cg_grid *g
 }
 #endif
 
-cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
+/* The search; with window nonzero it may plan a window (plan_window), and
+ * sets *again when its bound did not hold, having carved nothing. */
+static cg_status voronoi(cg_grid *g, uint32_t width, uint64_t *corridors, int window, int *again)
 {
     if (corridors)
         *corridors = 0;
@@ -1305,6 +1664,7 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
         return CG_EOVERFLOW;
     search c;
     memset(&c, 0, sizeof c);
+    c.window = window;
     c.w = g->w;
     c.runs.elem = sizeof(srun);
     /* Floor runs that are short on average (under 3 cells: noise) mean no
@@ -1346,6 +1706,7 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
     c.cells0.elem = c.cells1.elem = sizeof(fcell);
     c.out0.elem = c.out1.elem = sizeof(uint64_t);
     c.work.elem = sizeof(work);
+    c.orun.elem = sizeof(uint32_t);
     c.odd.elem = sizeof(edge);
     const size_t words = c.stride * ((size_t)c.h + 2), mwords = c.ncw * ((size_t)c.h + 2);
     /* The three bitboards in one block, on huge pages where the system
@@ -1405,6 +1766,12 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
 #endif
             st = layers_base(&c);
     }
+    if (st == CG_OK && c.win_failed) {
+        *again = 1;
+        cg__free(c.k.defer);
+        search_free(&c);
+        return CG_OK;
+    }
     cg_status carved = cg__connect_carve_deferred(&c.k);
     if (st == CG_OK)
         st = carved;
@@ -1412,4 +1779,11 @@ cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
         *corridors = c.k.corridors;
     search_free(&c);
     return st;
+}
+
+cg_status cg__connect_voronoi(cg_grid *g, uint32_t width, uint64_t *corridors)
+{
+    int again = 0;
+    const cg_status st = voronoi(g, width, corridors, 1, &again);
+    return again ? voronoi(g, width, corridors, 0, &again) : st;
 }
