@@ -431,16 +431,12 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
     return CG_OK;
 }
 
-/* Whether (x, y) is the largest region's floor: floor on the map (not
- * carved yet: the corridors wait until the search is over) and in none of
- * the small regions' runs (sorted, found by binary search). Only asked when
- * a corridor's end in the largest region is looked for. */
-static int big_at(const cg__kruskal *k, int64_t x, int64_t y)
+/* The region whose floor (x, y) is: NONE for rock, BIG for the largest. */
+static uint32_t floor_reg(const search *c, uint32_t x, uint32_t y)
 {
-    const search *c = k->ctx;
-    if (!cg__is_floor(k->g, x, y))
-        return 0;
-    const uint32_t key = (uint32_t)y * c->w + (uint32_t)x;
+    if (!cg__is_floor(c->k.g, x, y))
+        return NONE;
+    const uint32_t key = y * c->w + x;
     const srun *r = c->runs.p;
     /* Runs before lo start at or before key; from hi, after. */
     size_t lo = c->run_row[y], hi = c->run_row[y + 1];
@@ -451,7 +447,16 @@ static int big_at(const cg__kruskal *k, int64_t x, int64_t y)
         else
             hi = mid;
     }
-    return !(lo > c->run_row[y] && key < r[lo - 1].key + r[lo - 1].len);
+    return lo > c->run_row[y] && key < r[lo - 1].key + r[lo - 1].len ? r[lo - 1].reg : BIG;
+}
+
+/* Whether (x, y) is the largest region's floor: floor on the map (not
+ * carved yet: the corridors wait until the search is over) and in none of
+ * the small regions' runs (sorted, found by binary search). Only asked when
+ * a corridor's end in the largest region is looked for. */
+static int big_at(const cg__kruskal *k, int64_t x, int64_t y)
+{
+    return floor_reg(k->ctx, (uint32_t)x, (uint32_t)y) == BIG;
 }
 
 /* ------------------------------------------------------------- layers */
@@ -1159,24 +1164,6 @@ static int force_window;
 void cg__connect_force_window(int mode)
 {
     force_window = mode;
-}
-
-/* The region whose floor (x, y) is: NONE for rock, BIG for the largest. */
-static uint32_t floor_reg(const search *c, uint32_t x, uint32_t y)
-{
-    if (!cg__is_floor(c->k.g, x, y))
-        return NONE;
-    const uint32_t key = y * c->w + x;
-    const srun *r = c->runs.p;
-    size_t lo = c->run_row[y], hi = c->run_row[y + 1];
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (r[mid].key <= key)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo > c->run_row[y] && key < r[lo - 1].key + r[lo - 1].len ? r[lo - 1].reg : BIG;
 }
 
 /* Steps from (x, y) along its row (dir -1 or 1) to the floor of a region
