@@ -473,7 +473,8 @@ def print_table(res, reps, elapsed):
     print(f"cavegen benchmark: {cpu_model()}, {os.cpu_count()} CPUs; {compiler(build)}; "
           f"kernel path {', '.join(res.get('#path', ['?']))} "
           f"(available: {', '.join(res.get('#available', []))}); "
-          f"medians of {reps} runs (3 for the slow peers); {elapsed:.0f} s")
+          f"medians of {reps} runs (3 for the slow peers, {min(3 * reps, 16)} for the steps of "
+          f"milliseconds and the queue BFS); {elapsed:.0f} s")
     print()
     head = ("case", "cavegen", "peer", "peer figure", "ratio", "target", "met?")
     print("| " + " | ".join(head) + " |")
