@@ -84,9 +84,13 @@ typedef struct work {
 typedef struct vec {
     void *p;
     size_t n, cap, elem;
+    int small_pages; /* reserved far beyond its use: no huge pages */
 } vec;
 
-/* Lists get huge pages (cg__mem_advise_huge) from HUGE_LIST bytes on. */
+/* Lists get huge pages (cg__mem_advise_huge) from HUGE_LIST bytes on, but
+ * for one reserved far beyond what it holds (the floods' stack: room for
+ * as many spans as cells, a flood's depth used - a few kilobytes on a cave
+ * map): its first touch would have the system clear a whole huge page. */
 #define HUGE_LIST ((size_t)4 << 20)
 
 static cg_status vec_grow(vec *v, size_t more)
@@ -100,7 +104,8 @@ static cg_status vec_grow(vec *v, size_t more)
     void *p = cg__realloc(v->p, cap * v->elem);
     if (!p)
         return CG_ENOMEM;
-    if (cap * v->elem >= HUGE_LIST) /* the fronts' cells, the runs: reserved up front */
+    /* The fronts' cells, the runs: reserved up front. */
+    if (cap * v->elem >= HUGE_LIST && !v->small_pages)
         cg__mem_advise_huge(p, cap * v->elem);
     v->p = p;
     v->cap = cap;
@@ -383,6 +388,7 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
     } else {
         c->runs.elem = sizeof(srun);
         c->stack.elem = sizeof(span);
+        c->stack.small_pages = 1;
         /* Room for as many runs as cells at once (pages never written cost
          * nothing): growing the lists as the floods go would copy them. */
         if (small_n > SIZE_MAX / sizeof(srun) || vec_reserve(&c->runs, (size_t)small_n) ||
