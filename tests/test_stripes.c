@@ -269,6 +269,50 @@ static void striped_removal_drops_markers_as_serial(void **state)
     }
 }
 
+/* The run's copy of its input (copied in stripes of rows through the loop
+ * when there is one): every word, frame and padding included, and the
+ * markers, as cg_grid_clone's, for every size and loop (a step that
+ * changes nothing after it: regions under one cell). */
+static void the_input_is_copied_whole_with_every_loop(void **state)
+{
+    (void)state;
+    static const int dims[][2] = {{1, 1},   {1, 70},   {70, 1},  {63, 40},   {64, 31}, {64, 32},
+                                  {65, 33}, {131, 97}, {131, 1}, {300, 257}, {2, 500}, {1000, 64}};
+    cg_pipeline *mk = tu_pipeline("fill 45\ngenerations 2 r1=5 r2=-1\nentrance\nexit\n");
+    for (size_t d = 0; d < sizeof dims / sizeof dims[0]; d++) {
+        const uint32_t w = (uint32_t)dims[d][0], h = (uint32_t)dims[d][1];
+        for (uint64_t seed = 1; seed <= 3; seed++) {
+            cg_run_options o = {.seed = seed, .width = w, .height = h};
+            cg_grid *in = NULL;
+            cg_diag diag = {0};
+            if (cg_pipeline_run(mk, &o, &in, NULL, &diag) != CG_OK) {
+                /* (too small for the markers: random cells then) */
+                uint64_t rng = seed;
+                uint8_t *cells = tu_alloc_cells((int)w, (int)h);
+                tu_random_cells(cells, (int)w, (int)h, 0.5, &rng);
+                in = tu_grid_from_cells(cells, (int)w, (int)h);
+                free(cells);
+            }
+            cg_grid *want = NULL;
+            assert_int_equal(cg_grid_clone(&want, in), CG_OK);
+            assert_true(same_words(want, in));
+            for (size_t k = 0; k < sizeof loops / sizeof loops[0]; k++) {
+                /* (the run's copy likely gets this block: not the cells
+                 * of the copy before) */
+                cg_grid *junk = NULL;
+                assert_int_equal(cg_grid_new(&junk, w, h), CG_OK);
+                cg_grid_free(junk);
+                cg_grid *got = run("remove-floor min=1", in, loops[k]);
+                assert_true(same_words(want, got));
+                cg_grid_free(got);
+            }
+            cg_grid_free(want);
+            cg_grid_free(in);
+        }
+    }
+    cg_pipeline_free(mk);
+}
+
 /* A map big enough for the stripes without the hook (2^24 cells): it is
  * cut by its size alone, with or without a loop, and equals the serial
  * labeller's map (cg__remove_small) for every loop; under a memory limit,
@@ -343,6 +387,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(striped_removal_matches_serial_on_random_maps),
+        cmocka_unit_test(the_input_is_copied_whole_with_every_loop),
         cmocka_unit_test(striped_removal_matches_serial_on_patterns),
         cmocka_unit_test(striped_removal_drops_markers_as_serial),
         cmocka_unit_test(keep_largest_with_regions_inside_stripes),

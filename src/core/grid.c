@@ -84,35 +84,46 @@ cg_status cg__grid_new_like(cg_grid **out, const cg_grid *g)
     return cg_grid_new(out, g->w, g->h);
 }
 
-cg_status cg_grid_clone(cg_grid **out, const cg_grid *src)
+void cg__grid_copy_rows(cg_grid *g, const cg_grid *src, uint32_t y0, uint32_t y1)
 {
-    cg_grid *g;
-    cg_status st = cg_grid_new(&g, src->w, src->h);
-    if (st != CG_OK) {
-        *out = NULL;
-        return st;
-    }
-    memcpy(g->mem, src->mem, src->stride * ((size_t)src->h + 2 * CG__PAD) * sizeof(uint64_t));
+    size_t from = y0 == 0 ? 0 : (size_t)y0 + CG__PAD;
+    size_t to = y1 == g->h ? (size_t)g->h + 2 * CG__PAD : (size_t)y1 + CG__PAD;
+    memcpy(g->mem + from * g->stride, src->mem + from * src->stride,
+           (to - from) * g->stride * sizeof(uint64_t));
+}
+
+cg_status cg__grid_clone_rest(cg_grid *g, const cg_grid *src)
+{
     if (src->nmarks) {
         g->marks = cg__malloc(src->nmarks * sizeof *g->marks);
-        if (!g->marks) {
-            cg_grid_free(g);
-            *out = NULL;
+        if (!g->marks)
             return CG_ENOMEM;
-        }
         memcpy(g->marks, src->marks, src->nmarks * sizeof *g->marks);
         g->nmarks = g->capmarks = src->nmarks;
     }
     if (src->kinds) {
         g->kinds = cg__malloc(CG__KINDS * sizeof *g->kinds);
-        if (!g->kinds) {
-            cg_grid_free(g);
-            *out = NULL;
+        if (!g->kinds)
             return CG_ENOMEM;
-        }
         memcpy(g->kinds, src->kinds, CG__KINDS * sizeof *g->kinds);
     }
-    if (src->reach && cg__reach_clone(&g->reach, src->reach) != CG_OK) {
+    if (src->reach && cg__reach_clone(&g->reach, src->reach) != CG_OK)
+        return CG_ENOMEM;
+    return CG_OK;
+}
+
+/* The copy sets every word (frame and padding rows too), so the grid is
+ * not walled first: its pages are written once, not twice. */
+cg_status cg_grid_clone(cg_grid **out, const cg_grid *src)
+{
+    cg_grid *g;
+    cg_status st = cg__grid_new_unset(&g, src->w, src->h);
+    if (st != CG_OK) {
+        *out = NULL;
+        return st;
+    }
+    cg__grid_copy_rows(g, src, 0, src->h);
+    if (cg__grid_clone_rest(g, src) != CG_OK) {
         cg_grid_free(g);
         *out = NULL;
         return CG_ENOMEM;

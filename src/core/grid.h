@@ -98,6 +98,14 @@ cg_status cg__grid_new_unset(cg_grid **out, uint32_t width, uint32_t height);
  * words included, and the padding rows above the map when y0 == 0 and
  * below it when y1 == h: stripes covering 0..h make it cg_grid_new's. */
 void cg__grid_wall_rows(cg_grid *g, uint32_t y0, uint32_t y1);
+/* Copies rows y0..y1-1 of src into g, a grid of its size from
+ * cg__grid_new_unset, their frame words too (and the padding rows above
+ * row 0 and below the last row with them), as cg__grid_wall_rows walls
+ * them: stripes of rows copied at once set every word. */
+void cg__grid_copy_rows(cg_grid *g, const cg_grid *src, uint32_t y0, uint32_t y1);
+/* The rest of cg_grid_clone once the cells are copied: markers, kinds,
+ * reach. On CG_ENOMEM the caller frees g (what was copied goes with it). */
+cg_status cg__grid_clone_rest(cg_grid *g, const cg_grid *src);
 /* An all-wall grid with the same size as g, without markers. */
 cg_status cg__grid_new_like(cg_grid **out, const cg_grid *g);
 /* Exchanges the cell storage of a and b (same size); markers stay. */

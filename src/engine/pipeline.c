@@ -323,6 +323,38 @@ static cg_status new_grid(cg_grid **out, uint32_t width, uint32_t height, const 
     return st;
 }
 
+typedef struct copy_job {
+    cg_grid *g;
+    const cg_grid *src;
+} copy_job;
+
+static void copy_stripe(void *arg, uint32_t y0, uint32_t y1)
+{
+    const copy_job *j = arg;
+    cg__grid_copy_rows(j->g, j->src, y0, y1);
+}
+
+/* A copy of the run's input, cg_grid_clone's: a big one is copied in
+ * stripes through the caller's threads, as new_grid walls a fresh one (the
+ * first touch of its pages and the copy are not on one thread while the
+ * others wait). */
+static cg_status clone_input(cg_grid **out, const cg_grid *input, const cg__par *par)
+{
+    if (!par->fn)
+        return cg_grid_clone(out, input);
+    cg_status st = cg__grid_new_unset(out, input->w, input->h);
+    if (st != CG_OK)
+        return st;
+    copy_job j = {*out, input};
+    cg__par_rows(par, *out, copy_stripe, &j);
+    if (cg__grid_clone_rest(*out, input) != CG_OK) {
+        cg_grid_free(*out);
+        *out = NULL;
+        return CG_ENOMEM;
+    }
+    return CG_OK;
+}
+
 /* One attempt: runs every step on a fresh grid. On CG_EFAIL *failed is the
  * index of the step that failed and *score how close it came. */
 static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uint64_t seed,
@@ -331,7 +363,7 @@ static cg_status run_once(const cg_pipeline *pipeline, const run_plan *plan, uin
 {
     cg_grid *grid = NULL;
     const cg_grid *input = plan->input;
-    cg_status st = input ? cg_grid_clone(&grid, input)
+    cg_status st = input ? clone_input(&grid, input, &plan->par)
                          : new_grid(&grid, plan->width, plan->height, &plan->par);
     if (st != CG_OK) {
         cg__diag(diag, 0, 0, "out of memory for a %ux%u map", input ? input->w : plan->width,
