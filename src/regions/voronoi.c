@@ -437,12 +437,11 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
     return CG_OK;
 }
 
-/* The region whose floor (x, y) is: NONE for rock, BIG for the largest. */
-static uint32_t floor_reg(const search *c, uint32_t x, uint32_t y)
+/* The run of row y holding the cell key (y * w + x): its index, or
+ * SIZE_MAX when the cell is in none of the small regions' runs (rock or the
+ * largest region's floor). */
+static size_t run_at(const search *c, uint32_t y, uint32_t key)
 {
-    if (!cg__is_floor(c->k.g, x, y))
-        return NONE;
-    const uint32_t key = y * c->w + x;
     const srun *r = c->runs.p;
     /* Runs before lo start at or before key; from hi, after. */
     size_t lo = c->run_row[y], hi = c->run_row[y + 1];
@@ -453,7 +452,16 @@ static uint32_t floor_reg(const search *c, uint32_t x, uint32_t y)
         else
             hi = mid;
     }
-    return lo > c->run_row[y] && key < r[lo - 1].key + r[lo - 1].len ? r[lo - 1].reg : BIG;
+    return lo > c->run_row[y] && key < r[lo - 1].key + r[lo - 1].len ? lo - 1 : SIZE_MAX;
+}
+
+/* The region whose floor (x, y) is: NONE for rock, BIG for the largest. */
+static uint32_t floor_reg(const search *c, uint32_t x, uint32_t y)
+{
+    if (!cg__is_floor(c->k.g, x, y))
+        return NONE;
+    const size_t i = run_at(c, y, y * c->w + x);
+    return i == SIZE_MAX ? BIG : ((const srun *)c->runs.p)[i].reg;
 }
 
 /* Whether (x, y) is the largest region's floor: floor on the map (not
@@ -1214,20 +1222,11 @@ static uint32_t probe_row(search *c, uint32_t x, uint32_t y, int dir, uint32_t m
             return UINT32_MAX;
         ++*looked;
         /* The run holding q: a small region's, or the largest's floor. */
-        const uint32_t key = y * c->w + (uint32_t)q;
-        size_t lo = c->run_row[y], hi = c->run_row[y + 1];
-        while (lo < hi) {
-            const size_t mid = lo + (hi - lo) / 2;
-            if (r[mid].key <= key)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (!(lo > c->run_row[y] && key < r[lo - 1].key + r[lo - 1].len) ||
-            !outside(c, r[lo - 1].reg))
+        const size_t i = run_at(c, y, y * c->w + (uint32_t)q);
+        if (i == SIZE_MAX || !outside(c, r[i].reg))
             return (uint32_t)d;
-        const int64_t xs = r[lo - 1].key - (int64_t)y * c->w;
-        p = dir < 0 ? xs : xs + r[lo - 1].len - 1;
+        const int64_t xs = r[i].key - (int64_t)y * c->w;
+        p = dir < 0 ? xs : xs + r[i].len - 1;
     }
 }
 
