@@ -1037,21 +1037,11 @@ cg_status cg__floor_regions(const cg_grid *g, uint64_t *count, uint64_t *largest
     return CG_OK;
 }
 
-/* remove-floor by labelling, the part cg__remove_floor_main leaves. */
-static cg_status remove_floor_rest(cg_grid *g, uint64_t min, const struct cg__par *par)
-{
-    (void)par;
-    return remove_regions(g, 0, keep_min_size, min);
-}
-
 cg_status cg__remove_small(cg_grid *g, int walls, uint64_t min)
 {
     /* Every region has at least one cell: min 0 and 1 remove nothing. */
     if (min <= 1)
         return CG_OK;
-    cg_status st;
-    if (!walls && cg__remove_floor_main(g, min, NULL, remove_floor_rest, &st))
-        return st;
     if (walls)
         cg__drop_wall_specks(g, 0, g->h, min);
     return remove_regions(g, walls, keep_min_size, min);
@@ -1157,8 +1147,6 @@ cg_status cg__flip_region_at(cg_grid *g, uint32_t x, uint32_t y, uint64_t size, 
 
 cg_status cg__keep_largest_floor(cg_grid *g)
 {
-    if (cg__keep_main_region(g))
-        return CG_OK;
     cg__labeller lb;
     cg_status st = cg__label(&lb, g, 0, NULL, NULL);
     if (st != CG_OK)

@@ -117,53 +117,6 @@ cg_status cg__floor_regions(const cg_grid *g, uint64_t *count, uint64_t *largest
  * wall; markers on those cells are dropped. */
 cg_status cg__keep_largest_floor(cg_grid *g);
 
-/* regions/reconstruct.c: a floor region as a bitmap laid out as the
- * grid's storage (its stride and padding: row y, word i at
- * rec[(y + CG__PAD) * stride + 1 + i]), in a block to free with
- * cg__region_map_free. */
-typedef struct cg__region_map {
-    void *block;
-    uint64_t *rec;
-    uint64_t cells;
-} cg__region_map;
-
-void cg__region_map_free(cg__region_map *m);
-
-/* The floor region holding cell (x, y) (a floor cell), by morphological
- * reconstruction on the bitboard, without labelling. CG_ENOMEM: *out
- * holds nothing. */
-cg_status cg__floor_region_of(const cg_grid *g, uint32_t x, uint32_t y, cg__region_map *out);
-
-/* The region of a seed fixed by the map (the middle of the first longest
- * floor run of the middle row, else of the nearest row below, cyclically,
- * with floor), as cg__floor_region_of; 0 (nothing kept) for maps of more
- * than 2^26 cells, a map without floor, or when memory runs out - the
- * callers then label as before. */
-int cg__floor_main_region(const cg_grid *g, cg__region_map *out);
-
-/* Sets the cells of such a region to wall (wall nonzero) or back to floor. */
-void cg__floor_region_walls(cg_grid *g, const uint64_t *rec, int wall);
-
-/* Makes every floor cell outside such a region wall. */
-void cg__floor_region_only(cg_grid *g, const uint64_t *rec);
-
-/* keep-largest by cg__floor_main_region: when that region holds more than
- * half the floor it is the largest, and the rest of the floor becomes
- * wall (markers on it dropped, as cg__keep_largest_floor). Returns 0,
- * having changed nothing, when it cannot tell. */
-int cg__keep_main_region(cg_grid *g);
-
-/* remove-floor min=N by cg__floor_main_region: when that region has at
- * least min cells it stays, and rest(g, min, par) - a removal by
- * labelling - runs on the floor without it (set to wall meanwhile, the
- * markers set aside): the other regions never touch it, so they go or
- * stay as before. Returns 0, having changed nothing, when it cannot be
- * used; else 1 with rest's status in *st. */
-struct cg__par;
-typedef cg_status (*cg__rest_fn)(cg_grid *g, uint64_t min, const struct cg__par *par);
-int cg__remove_floor_main(cg_grid *g, uint64_t min, const struct cg__par *par, cg__rest_fn rest,
-                          cg_status *st);
-
 /* regions/connect.c: carves corridors width cells wide until g has at most one floor
  * region; *corridors (if not NULL) gets how many were carved. */
 cg_status cg__connect(cg_grid *g, uint32_t width, uint64_t *corridors);

@@ -552,21 +552,11 @@ static uint32_t stripe_rows(const cg_grid *g)
     return (uint32_t)((g->h + n - 1) / n);
 }
 
-/* remove-floor in stripes, the part cg__remove_floor_main leaves. */
-static cg_status remove_floor_rest(cg_grid *g, uint64_t min, const cg__par *par)
-{
-    job j = {g, 0, 0, min, NULL, 0};
-    return run_stripes(&j, par, stripe_rows(g));
-}
-
 cg_status cg__remove_small_par(cg_grid *g, int walls, uint64_t min, const cg__par *par)
 {
     const uint32_t rows = min <= 1 || g->h == 0 ? 0 : stripe_rows(g);
     if (!rows)
         return cg__remove_small(g, walls, min);
-    cg_status st;
-    if (!walls && cg__remove_floor_main(g, min, par, remove_floor_rest, &st))
-        return st;
     job j = {g, walls, 0, min, NULL, 0};
     return run_stripes(&j, par, rows);
 }
@@ -576,8 +566,6 @@ cg_status cg__keep_largest_par(cg_grid *g, const cg__par *par)
     const uint32_t rows = g->h == 0 ? 0 : stripe_rows(g);
     if (!rows)
         return cg__keep_largest_floor(g);
-    if (cg__keep_main_region(g))
-        return CG_OK;
     job j = {g, 0, 1, 0, NULL, 0};
     return run_stripes(&j, par, rows);
 }
