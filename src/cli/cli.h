@@ -203,10 +203,12 @@ struct cli_output {
     FILE *fp;
     char *iobuf;     /* fp's buffer (owned), or NULL */
     int atomic;      /* fp is the temporary file */
+    int fd;          /* ... and its descriptor */
     int slot;        /* its slot among the pending temporary files, or -1 */
     int err;         /* errno of the first failed write */
     int no_dir_sync; /* commit leaves the directory's sync to the caller */
     int synced;      /* its data is on disk already: close does not fsync it */
+    int in_ram;      /* its folder is in RAM (tmpfs): no writeback to start */
 };
 
 /* Temporary files in flight at most (a batch's files in one round). */

@@ -23,6 +23,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
+#if defined(__linux__)
+#include <sys/vfs.h>
+#endif
 #include <time.h>
 #include <unistd.h>
 
@@ -225,6 +228,47 @@ static int fail(struct cli_output *out, int err)
     return report(out, strerror(err));
 }
 
+/* What a batch asks of the folder of every file, asked once per folder:
+ * the longest file name it takes (pathconf: a statfs each time), and
+ * whether it lives in RAM (tmpfs, ramfs), where starting a file's
+ * writeback is a system call that does nothing. The last folder's answer is
+ * kept. */
+struct folder {
+    char dir[PATH_MAX];
+    long name_max; /* 0: nothing kept yet */
+    int in_ram;
+};
+static struct folder last_folder;
+
+static const struct folder *folder_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dir = ".";
+    char buf[PATH_MAX];
+    static struct folder unknown = {"", NAME_MAX, 0};
+    if (slash) {
+        size_t n = slash == path ? 1 : (size_t)(slash - path);
+        if (n >= sizeof buf)
+            return &unknown; /* the path is too long anyway */
+        memcpy(buf, path, n);
+        buf[n] = '\0';
+        dir = buf;
+    }
+    if (last_folder.name_max > 0 && strcmp(dir, last_folder.dir) == 0)
+        return &last_folder;
+    long max = pathconf(dir, _PC_NAME_MAX);
+    last_folder.name_max = max > 0 ? max : NAME_MAX;
+    last_folder.in_ram = 0;
+#if defined(__linux__)
+    struct statfs fs;
+    if (statfs(dir, &fs) == 0)
+        last_folder.in_ram = (unsigned long)fs.f_type == 0x01021994ul /* TMPFS_MAGIC */ ||
+                             (unsigned long)fs.f_type == 0x858458f6ul /* RAMFS_MAGIC */;
+#endif
+    strcpy(last_folder.dir, dir);
+    return &last_folder;
+}
+
 /* The six characters that end a temporary file's name: random enough that
  * two runs writing into one folder rarely meet (a name taken is drawn
  * again, as mkstemp does), from splitmix64 seeded once with the time, the
@@ -247,6 +291,47 @@ static void temp_suffix(char *x)
     for (int i = 0; i < 6; i++, z >>= 10)
         x[i] = chars[(z & 1023) % 62];
 }
+
+#if defined(__linux__)
+/* The temporary file's stream writes straight to its descriptor
+ * (fopencookie): fdopen would ask the descriptor's flags (an fcntl) for a
+ * file we have just opened for writing. Short writes and EINTR are
+ * retried; a failure returns 0 with errno set, which the stream keeps as
+ * its error. */
+static ssize_t fd_write(void *cookie, const char *buf, size_t n)
+{
+    int fd = (int)(intptr_t)cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = write(fd, buf + done, n - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                errno = EIO;
+            return 0;
+        }
+        done += (size_t)k;
+    }
+    return (ssize_t)done;
+}
+
+static int fd_close(void *cookie)
+{
+    return close((int)(intptr_t)cookie);
+}
+
+static FILE *stream_of(int fd)
+{
+    cookie_io_functions_t io = {.read = NULL, .write = fd_write, .seek = NULL, .close = fd_close};
+    return fopencookie((void *)(intptr_t)fd, "wb", io);
+}
+#else
+static FILE *stream_of(int fd)
+{
+    return fdopen(fd, "wb");
+}
+#endif
 
 /* Creates "DIR/.NAME.XXXXXX" beside target, as mkstemp would (O_EXCL, a new
  * name while one is taken) but with the final mode from the start. old: the
@@ -311,7 +396,7 @@ static int open_temp(struct cli_output *out, const struct stat *old_file)
             return fail(out, err);
         }
     }
-    out->fp = fdopen(fd, "wb");
+    out->fp = stream_of(fd);
     if (!out->fp) {
         err = errno;
         close(fd);
@@ -323,37 +408,9 @@ static int open_temp(struct cli_output *out, const struct stat *old_file)
     if (out->iobuf)
         setvbuf(out->fp, out->iobuf, _IOFBF, BUFSIZ);
     out->atomic = 1;
+    out->fd = fd;
+    out->in_ram = folder_of(out->target)->in_ram;
     return CLI_EXIT_OK;
-}
-
-/* The longest file name in the folder of path (NAME_MAX where unknown).
- * The last folder's answer is kept: a batch asks it for every file, and
- * pathconf costs a statfs each time. */
-static long name_max(const char *path)
-{
-    static char last_dir[PATH_MAX];
-    static long last_max;
-    const char *slash = strrchr(path, '/');
-    const char *dir = ".";
-    char buf[PATH_MAX];
-    long max = -1;
-    if (slash) {
-        size_t n = slash == path ? 1 : (size_t)(slash - path);
-        if (n >= sizeof buf)
-            return NAME_MAX; /* the path is too long anyway */
-        memcpy(buf, path, n);
-        buf[n] = '\0';
-        dir = buf;
-    }
-    if (last_max > 0 && strcmp(dir, last_dir) == 0)
-        return last_max;
-    max = pathconf(dir, _PC_NAME_MAX);
-    max = max > 0 ? max : NAME_MAX;
-    if (strlen(dir) < sizeof last_dir) {
-        strcpy(last_dir, dir);
-        last_max = max;
-    }
-    return max;
 }
 
 /* What would make the final rename over target fail, checked now so that a
@@ -365,7 +422,7 @@ static int check_rename(const char *target, const struct stat *st)
 {
     const char *slash = strrchr(target, '/');
     const char *name = slash ? slash + 1 : target;
-    if (strlen(target) >= PATH_MAX || (long)strlen(name) > name_max(target))
+    if (strlen(target) >= PATH_MAX || (long)strlen(name) > folder_of(target)->name_max)
         return ENAMETOOLONG;
     if (st && geteuid() != 0 && st->st_uid != geteuid()) {
         struct stat dir;
@@ -507,8 +564,8 @@ int cli_output_flush(struct cli_output *out)
      * the round's files (cli_output_sync_all, or one fsync after the
      * other) then finds most of their data written. An error here is left
      * for the sync to report. */
-    if (out->atomic)
-        (void)sync_file_range(fileno(fp), 0, 0, SYNC_FILE_RANGE_WRITE);
+    if (out->atomic && !out->in_ram)
+        (void)sync_file_range(out->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 #endif
     return out->err;
 }
@@ -552,7 +609,7 @@ void cli_output_sync_all(struct cli_output *const *outs, size_t n)
 
     if (n < 2 || !outs[0]->fp || !outs[0]->atomic || outs[0]->err || !syncfs_reports_errors())
         return;
-    fd0 = fileno(outs[0]->fp);
+    fd0 = outs[0]->fd;
     if (fstat(fd0, &st0) != 0 || syncfs(fd0) != 0)
         return;
     for (size_t i = 0; i < n; i++) {
@@ -561,7 +618,7 @@ void cli_output_sync_all(struct cli_output *const *outs, size_t n)
          * folder is on its file system without asking. */
         if (out->fp && out->atomic && !out->err &&
             (same_folder(out->target, outs[0]->target) ||
-             (fstat(fileno(out->fp), &st) == 0 && st.st_dev == st0.st_dev)))
+             (fstat(out->fd, &st) == 0 && st.st_dev == st0.st_dev)))
             out->synced = 1;
     }
 #else
@@ -581,7 +638,7 @@ int cli_output_close(struct cli_output *out)
     if (fflush(fp) != 0 || ferror(fp))
         err = errno ? errno : EIO;
     /* A file system that cannot sync a file (EINVAL) still holds it. */
-    if (!err && out->atomic && !out->synced && fsync(fileno(fp)) != 0 && errno != EINVAL)
+    if (!err && out->atomic && !out->synced && fsync(out->fd) != 0 && errno != EINVAL)
         err = errno;
     out->fp = NULL;
     if (fclose(fp) != 0 && !err)
