@@ -14,6 +14,8 @@
 #include <png.h>
 #endif
 
+#include "core/mem.h"
+#include "place/place.h"
 #include "testutil.h"
 
 /* ---- helpers */
@@ -949,6 +951,61 @@ static void markers_show_in_png_in_their_colours(void **state)
 }
 #endif
 
+/* ---- the candidates of poi and occupy */
+
+/* cg__list_candidates takes each row's markers off its words before listing
+ * the floor bits: the same cells as looking at each cell, on odd widths
+ * (1, 63, 64, 65, 130 cells), with markers at word edges and on cells that
+ * are wall in `from`. */
+static void candidates_are_the_floor_without_markers_in_scan_order(void **state)
+{
+    (void)state;
+    static const uint32_t dims[][2] = {{1, 1}, {1, 9},  {9, 1},  {63, 5},  {64, 3},
+                                        {65, 7}, {80, 50}, {130, 11}, {200, 3}};
+    uint64_t z = 12345;
+    for (size_t s = 0; s < sizeof dims / sizeof dims[0]; s++) {
+        const uint32_t w = dims[s][0], h = dims[s][1];
+        for (int round = 0; round < 30; round++) {
+            cg_grid *g = NULL, *from = NULL;
+            assert_int_equal(cg_grid_new(&g, w, h), CG_OK);
+            assert_int_equal(cg_grid_new(&from, w, h), CG_OK);
+            unsigned density = (unsigned)round % 5; /* 0: all wall .. 4: nearly all floor */
+            for (uint32_t y = 0; y < h; y++)
+                for (uint32_t x = 0; x < w; x++) {
+                    z = z * 6364136223846793005u + 1442695040888963407u;
+                    unsigned r = (unsigned)(z >> 59); /* 0..31 */
+                    if (r < density * 8u)
+                        cg_grid_set(g, x, y, CG_FLOOR);
+                    /* from: g's floor less some cells (a region of it) */
+                    if (r < density * 8u && (z >> 40 & 7) != 0)
+                        cg_grid_set(from, x, y, CG_FLOOR);
+                    if (r < density * 8u && ((z >> 20 & 15) == 0 || x == 63 || x == 64 || x == 0))
+                        assert_int_equal(cg_grid_set_marker(g, x, y, CG_MARK_POI), CG_OK);
+                }
+            /* Twice: from a region, and from the map itself. */
+            for (int self = 0; self < 2; self++) {
+                const cg_grid *src = self ? g : from;
+                uint64_t *cells = NULL;
+                size_t n = 0;
+                assert_int_equal(cg__list_candidates(g, src, &cells, &n), CG_OK);
+                size_t k = 0;
+                for (uint32_t y = 0; y < h; y++)
+                    for (uint32_t x = 0; x < w; x++)
+                        if (cg_grid_get(src, x, y) == CG_FLOOR &&
+                            cg_grid_marker(g, x, y) == CG_MARK_NONE) {
+                            assert_true(k < n);
+                            assert_int_equal(cells[k], (uint64_t)y << 32 | x);
+                            k++;
+                        }
+                assert_int_equal(k, n);
+                cg__free(cells);
+            }
+            cg_grid_free(g);
+            cg_grid_free(from);
+        }
+    }
+}
+
 /* ---- step syntax */
 
 static void placement_arguments_are_checked_with_their_column(void **state)
@@ -1006,6 +1063,7 @@ int main(void)
 #ifdef CG_HAVE_PNG
         cmocka_unit_test(markers_show_in_png_in_their_colours),
 #endif
+        cmocka_unit_test(candidates_are_the_floor_without_markers_in_scan_order),
         cmocka_unit_test(placement_arguments_are_checked_with_their_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

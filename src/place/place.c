@@ -159,21 +159,27 @@ cg_status cg__list_candidates(const cg_grid *g, const cg_grid *from, uint64_t **
     uint64_t *v = cg__malloc((size_t)(floor ? floor : 1) * sizeof *v);
     if (!v)
         return CG_ENOMEM;
+    /* The markers are sorted by (y, x): those of each row are taken off
+     * its words before the floor bits are listed, so the cells come out a
+     * bit at a time with no look-up per cell. */
     size_t k = 0, mi = 0;
     for (uint32_t y = 0; y < from->h; y++) {
         const uint64_t *r = cg__row(from, y);
+        size_t me = mi;
+        while (me < g->nmarks && g->marks[me].y == y)
+            me++;
         for (size_t i = 0; i < from->nw; i++) {
             uint64_t open = ~r[i];
+            for (size_t m = mi; m < me; m++)
+                if (g->marks[m].x >> 6 == i)
+                    open &= ~(UINT64_C(1) << (g->marks[m].x & 63));
+            const uint64_t base = cg__pack_xy((uint64_t)i * 64, y);
             while (open) {
-                uint64_t c = cg__pack_xy((uint64_t)i * 64 + (uint64_t)__builtin_ctzll(open), y);
+                v[k++] = base + (uint64_t)__builtin_ctzll(open);
                 open &= open - 1;
-                while (mi < g->nmarks && cg__pack_xy(g->marks[mi].x, g->marks[mi].y) < c)
-                    mi++;
-                if (mi < g->nmarks && cg__pack_xy(g->marks[mi].x, g->marks[mi].y) == c)
-                    continue;
-                v[k++] = c;
             }
         }
+        mi = me;
     }
     *out = v;
     *n = k;
