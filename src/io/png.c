@@ -326,14 +326,44 @@ typedef struct leaf {
 /* The leaves in order of (weight, number): a stable LSD radix sort of the
  * numbers on the weight, a byte a pass and only as many passes as the
  * largest weight has bytes (two for a small image), so equal weights keep
- * the order of their numbers - the order of a sort on (weight, number). */
+ * the order of their numbers - the order of a sort on (weight, number).
+ * When at most LIGHT_HEAVY leaves weigh 256 or more (a small image: most
+ * symbols are counted once, never having occurred), the light ones take one
+ * counting pass and the heavy ones, all after them, an insertion sort. */
+#define LIGHT_HEAVY 32
 static void sort_leaves(const uint64_t *f, int m, leaf *leaves)
 {
     int a[NLIT], b[NLIT], *src = a, *dst = b;
     uint64_t all = 0;
+    int heavy = 0;
     for (int i = 0; i < m; i++) {
         a[i] = i;
         all |= f[i];
+        heavy += f[i] > 255;
+    }
+    if ((all >> 8) != 0 && heavy <= LIGHT_HEAVY) {
+        unsigned at[257] = {0};
+        int h[LIGHT_HEAVY], nh = 0;
+        for (int i = 0; i < m; i++)
+            at[f[i] > 255 ? 256 : f[i] + 1]++;
+        for (int k = 0; k < 255; k++)
+            at[k + 1] += at[k];
+        for (int i = 0; i < m; i++) {
+            if (f[i] > 255) {
+                /* Insertion by weight; equal weights keep their order. */
+                int j = nh++;
+                for (; j > 0 && f[h[j - 1]] > f[i]; j--)
+                    h[j] = h[j - 1];
+                h[j] = i;
+            } else {
+                b[at[f[i]]++] = i;
+            }
+        }
+        for (int k = 0; k < nh; k++)
+            b[m - nh + k] = h[k];
+        for (int i = 0; i < m; i++)
+            leaves[i] = (leaf){f[b[i]], b[i]};
+        return;
     }
     for (unsigned shift = 0; shift < 64 && (all >> shift) != 0; shift += 8) {
         unsigned at[257] = {0};
@@ -408,9 +438,17 @@ static void build_lengths(const uint64_t *freq, int n, int maxlen, uint8_t *len)
 /* Canonical codes from lengths (RFC 1951 3.2.2), bit-reversed for writing. */
 static void build_codes(const uint8_t *len, int n, uint16_t *code)
 {
-    unsigned count[16] = {0}, next[16];
-    for (int i = 0; i < n; i++)
-        count[len[i]]++;
+    /* Four tallies: one would wait on its own last store wherever lengths
+     * repeat, as they mostly do. */
+    unsigned count[16] = {0}, next[16], tally[4][16] = {{0}};
+    int i4 = 0;
+    for (; i4 + 4 <= n; i4 += 4)
+        for (int k = 0; k < 4; k++)
+            tally[k][len[i4 + k]]++;
+    for (; i4 < n; i4++)
+        tally[0][len[i4]]++;
+    for (int l = 0; l < 16; l++)
+        count[l] = tally[0][l] + tally[1][l] + tally[2][l] + tally[3][l];
     count[0] = 0;
     unsigned c = 0;
     for (int l = 1; l < 16; l++) {
@@ -1620,10 +1658,15 @@ static void write_image(struct enc *e, const cg__par *par)
      * more than once (the same sums, group by group, as adding each). */
     for (unsigned b = 0; b < 256; b++)
         e->freq[b] += t->hist[b];
-    for (unsigned v = 0; v < 256; v++)
-        if (e->gcount[v] > 1)
+    for (unsigned v = 0; v < 256; v++) {
+        if (e->gcount[v] <= 1)
+            continue;
+        if (t->uniform[v]) /* one byte repeated: one add, not bytes8 */
+            e->freq[table[v * e->bytes8]] += (e->gcount[v] - 1) * e->bytes8;
+        else
             for (size_t i = 0; i < e->bytes8; i++)
                 e->freq[table[v * e->bytes8 + i]] += e->gcount[v] - 1;
+    }
     for (unsigned v = 0; v < 256; v++)
         e->freq[v] += g->nmarks || v == 0 || v == 2 ? 1 : 0;
     for (unsigned sym = EOB; sym < NLIT; sym++)
