@@ -16,6 +16,7 @@
 
 #include "core/mem.h"
 #include "place/place.h"
+#include "regions/flood.h"
 #include "testutil.h"
 
 /* ---- helpers */
@@ -1006,6 +1007,57 @@ static void candidates_are_the_floor_without_markers_in_scan_order(void **state)
     }
 }
 
+/* cg__flood on narrow maps (up to 128 x 512 cells) sweeps rows of words;
+ * the span fill is its twin: the same cells and count from every start, on
+ * widths around the word edges, one-cell maps and rows, noise of every
+ * density and serpentines (a path that turns at every row, the sweeps'
+ * worst case). */
+static void narrow_flood_matches_the_span_fill(void **state)
+{
+    (void)state;
+    static const uint32_t dims[][2] = {{1, 1},  {1, 40}, {40, 1},  {63, 9},   {64, 17},
+                                       {65, 5}, {80, 50}, {127, 33}, {128, 64}, {100, 512}};
+    uint64_t z = 99;
+    for (size_t s = 0; s < sizeof dims / sizeof dims[0]; s++) {
+        const uint32_t w = dims[s][0], h = dims[s][1];
+        for (int round = 0; round < 12; round++) {
+            cg_grid *g = NULL;
+            assert_int_equal(cg_grid_new(&g, w, h), CG_OK);
+            for (uint32_t y = 0; y < h; y++)
+                for (uint32_t x = 0; x < w; x++) {
+                    z = z * 6364136223846793005u + 1442695040888963407u;
+                    int floor;
+                    if (round == 11) /* serpentine: rows open, walls with one gap */
+                        floor = y % 2 == 0 || x == (y % 4 == 1 ? w - 1 : 0);
+                    else
+                        floor = (unsigned)(z >> 59) < (unsigned)(round + 1) * 3u;
+                    if (floor)
+                        cg_grid_set(g, x, y, CG_FLOOR);
+                }
+            for (int start = 0; start < 6; start++) {
+                z = z * 6364136223846793005u + 1442695040888963407u;
+                uint32_t x = (uint32_t)((z >> 33) % w), y = (uint32_t)((z >> 13) % h);
+                cg_grid *a = NULL, *b = NULL;
+                uint64_t na = 0, nb = 0;
+                assert_int_equal(cg_grid_new(&a, w, h), CG_OK);
+                assert_int_equal(cg_grid_new(&b, w, h), CG_OK);
+                assert_int_equal(cg__flood(g, x, y, a, &na), CG_OK);
+                cg__flood_force_span(1);
+                assert_int_equal(cg__flood(g, x, y, b, &nb), CG_OK);
+                cg__flood_force_span(0);
+                assert_int_equal(na, nb);
+                for (uint32_t yy = 0; yy < h; yy++)
+                    for (uint32_t xx = 0; xx < w; xx++)
+                        assert_int_equal(cg_grid_get(a, xx, yy), cg_grid_get(b, xx, yy));
+                assert_int_equal(cg_grid_floor_count(a), na);
+                cg_grid_free(a);
+                cg_grid_free(b);
+            }
+            cg_grid_free(g);
+        }
+    }
+}
+
 /* ---- step syntax */
 
 static void placement_arguments_are_checked_with_their_column(void **state)
@@ -1064,6 +1116,7 @@ int main(void)
         cmocka_unit_test(markers_show_in_png_in_their_colours),
 #endif
         cmocka_unit_test(candidates_are_the_floor_without_markers_in_scan_order),
+        cmocka_unit_test(narrow_flood_matches_the_span_fill),
         cmocka_unit_test(placement_arguments_are_checked_with_their_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
