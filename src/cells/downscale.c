@@ -194,9 +194,9 @@ __attribute__((target("avx2"))) static inline __m256i mul64_avx2(__m256i a, uint
     return _mm256_add_epi64(ll, _mm256_slli_epi64(cross, 32));
 }
 
-/* K = 2 on the AVX2 path: as downscale2_avx512, every cell of a word
- * hashed, four lanes at a time with the multiplies above; a lane's bit 63
- * and 62 by movemask. A row's even and odd cells by the shifts of
+/* K = 2 on the AVX2 path: as downscale2_avx512, the cells of a word
+ * hashed four lanes at a time with the multiplies above (the groups of four
+ * with a mixed block only); a lane's bit 63 and 62 by movemask. A row's even and odd cells by the shifts of
  * even_bits, not BMI2's pext (microcoded, hundreds of cycles, on the AVX2
  * CPUs of AMD before Zen 3). Same cells as downscale2 (tests/test_downscale.c
  * runs every path against the documented formula). */
@@ -222,8 +222,13 @@ __attribute__((target("avx2"))) static void downscale2_avx2(const cg_grid *src, 
             uint64_t s0 = ae ^ ao, c1 = ae & ao, t = be ^ bo, c2 = be & bo;
             uint64_t w0 = s0 ^ t, k = s0 & t;
             uint64_t w1 = c1 ^ c2 ^ k, w2 = (c1 & c2) | ((c1 ^ c2) & k);
+            /* Only groups with a mixed block (1 to 3 walls) need their
+             * hashes: a block of 0 or 4 walls decides alone. */
+            const uint64_t mixed = (w0 | w1) & ~w2;
             uint64_t d1 = 0, d0 = 0;
             for (unsigned g = 0; g < groups; g++) {
+                if (!(mixed >> (4 * g) & 15))
+                    continue;
                 __m256i z = _mm256_add_epi64(
                     lanes, _mm256_set1_epi64x((long long)(x0 + g * 4 * step)));
                 z = _mm256_xor_si256(z, _mm256_srli_epi64(z, 30));
