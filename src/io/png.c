@@ -128,6 +128,11 @@ struct tables {
      * byte, and their Adler-32 sums: sum of bytes, and sum of (bytes8-i)*b_i. */
     uint8_t *table;
     uint8_t uniform[256];
+    /* Its distinct bytes and how often each occurs in it, if it has at
+     * most two (a wall byte and a floor byte: every group where a cell
+     * fills whole bytes, as at the default scale 4), else ndistinct 0. */
+    uint8_t ndistinct[256], distinct[256][2];
+    uint16_t ndup[256][2];
     uint32_t gsum[256], gwsum[256];
     /* A group's weighted sum in the Adler-32 of a whole word of 8 groups,
      * by its place k: gwsum + bytes8 * (7 - k) * gsum, in the low 32 bits,
@@ -435,6 +440,15 @@ static void build_lengths(const uint64_t *freq, int n, int maxlen, uint8_t *len)
     }
 }
 
+/* The bits of each byte in reverse order. */
+#define R2(n) n, n + 2 * 64, n + 1 * 64, n + 3 * 64
+#define R4(n) R2(n), R2(n + 2 * 16), R2(n + 1 * 16), R2(n + 3 * 16)
+#define R6(n) R4(n), R4(n + 2 * 4), R4(n + 1 * 4), R4(n + 3 * 4)
+static const uint8_t rev8[256] = {R6(0), R6(2), R6(1), R6(3)};
+#undef R2
+#undef R4
+#undef R6
+
 /* Canonical codes from lengths (RFC 1951 3.2.2), bit-reversed for writing. */
 static void build_codes(const uint8_t *len, int n, uint16_t *code)
 {
@@ -460,11 +474,8 @@ static void build_codes(const uint8_t *len, int n, uint16_t *code)
             code[i] = 0;
             continue;
         }
-        unsigned r = next[len[i]]++; /* reversed: swap halves, bytes, nibbles, pairs, bits */
-        r = (r >> 8 & 0x00ffu) | (r << 8 & 0xff00u);
-        r = (r >> 4 & 0x0f0fu) | (r << 4 & 0xf0f0u);
-        r = (r >> 2 & 0x3333u) | (r << 2 & 0xccccu);
-        r = (r >> 1 & 0x5555u) | (r << 1 & 0xaaaau);
+        unsigned r = next[len[i]]++; /* reversed: each byte by the table, bytes swapped */
+        r = (unsigned)rev8[r & 0xff] << 8 | rev8[r >> 8 & 0xff];
         code[i] = (uint16_t)(r >> (16 - len[i]));
     }
 }
@@ -1258,6 +1269,22 @@ static void build_tables(struct tables *t, uint32_t scale, int depth, size_t byt
             else
                 px[p] = (uint8_t)floor;
         }
+        unsigned nd = 0;
+        for (size_t i = 0; i < bytes8; i++) {
+            unsigned d = 0;
+            while (d < nd && t->distinct[v][d] != px[i])
+                d++;
+            if (d == nd && nd < 2) {
+                t->distinct[v][nd] = px[i];
+                t->ndup[v][nd++] = 0;
+            }
+            if (d >= 2) {
+                nd = 3; /* more than two: no list */
+                break;
+            }
+            t->ndup[v][d]++;
+        }
+        t->ndistinct[v] = (uint8_t)(nd <= 2 ? nd : 0);
         uint32_t sum = 0, wsum = 0;
         int same = 1;
         for (size_t i = 0; i < bytes8; i++) {
@@ -1661,9 +1688,11 @@ static void write_image(struct enc *e, const cg__par *par)
     for (unsigned v = 0; v < 256; v++) {
         if (e->gcount[v] <= 1)
             continue;
-        if (t->uniform[v]) /* one byte repeated: one add, not bytes8 */
-            e->freq[table[v * e->bytes8]] += (e->gcount[v] - 1) * e->bytes8;
-        else
+        /* A group's few distinct bytes: an add each, not bytes8 adds
+         * into the same counts. */
+        for (unsigned d = 0; d < t->ndistinct[v]; d++)
+            e->freq[t->distinct[v][d]] += (e->gcount[v] - 1) * t->ndup[v][d];
+        if (!t->ndistinct[v])
             for (size_t i = 0; i < e->bytes8; i++)
                 e->freq[table[v * e->bytes8 + i]] += e->gcount[v] - 1;
     }
