@@ -149,37 +149,39 @@ static inline void runs_of(uint64_t f0, uint64_t f1, uint64_t *s0, uint64_t *s1)
 static void flood_narrow(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reached,
                          uint64_t *count)
 {
-    uint64_t f[NARROW_H][2], r[NARROW_H][2];
+    /* The reached cells (8 KiB at most, on the stack); the floor is read
+     * from g's rows (tail and frame bits are wall). */
+    uint64_t r[NARROW_H][2];
     const uint32_t h = g->h;
-    for (uint32_t i = 0; i < h; i++) {
-        const uint64_t *gr = cg__row(g, i);
-        f[i][0] = ~gr[0];
-        f[i][1] = g->nw > 1 ? ~gr[1] : 0; /* tail and frame bits are wall */
-        r[i][0] = r[i][1] = 0;
-    }
+    const int two = g->nw > 1;
+#define FLOOR(i, j) ((j) == 0 ? ~cg__row(g, i)[0] : two ? ~cg__row(g, i)[1] : 0)
+    memset(r, 0, (size_t)h * sizeof r[0]);
     r[y][x >> 6] = UINT64_C(1) << (x & 63);
-    runs_of(f[y][0], f[y][1], &r[y][0], &r[y][1]);
+    runs_of(FLOOR(y, 0), FLOOR(y, 1), &r[y][0], &r[y][1]);
     for (int changed = 1; changed;) {
         changed = 0;
         for (uint32_t i = 1; i < h; i++) {
-            uint64_t s0 = r[i - 1][0] & f[i][0] & ~r[i][0], s1 = r[i - 1][1] & f[i][1] & ~r[i][1];
+            uint64_t f0 = FLOOR(i, 0), f1 = FLOOR(i, 1);
+            uint64_t s0 = r[i - 1][0] & f0 & ~r[i][0], s1 = r[i - 1][1] & f1 & ~r[i][1];
             if (s0 | s1) {
-                runs_of(f[i][0], f[i][1], &s0, &s1);
+                runs_of(f0, f1, &s0, &s1);
                 r[i][0] |= s0;
                 r[i][1] |= s1;
                 changed = 1;
             }
         }
         for (uint32_t i = h - 1; i-- > 0;) {
-            uint64_t s0 = r[i + 1][0] & f[i][0] & ~r[i][0], s1 = r[i + 1][1] & f[i][1] & ~r[i][1];
+            uint64_t f0 = FLOOR(i, 0), f1 = FLOOR(i, 1);
+            uint64_t s0 = r[i + 1][0] & f0 & ~r[i][0], s1 = r[i + 1][1] & f1 & ~r[i][1];
             if (s0 | s1) {
-                runs_of(f[i][0], f[i][1], &s0, &s1);
+                runs_of(f0, f1, &s0, &s1);
                 r[i][0] |= s0;
                 r[i][1] |= s1;
                 changed = 1;
             }
         }
     }
+#undef FLOOR
     uint64_t n = 0;
     for (uint32_t i = 0; i < h; i++) {
         uint64_t *rr = cg__row(reached, i);
