@@ -214,7 +214,7 @@ void cg__draw_force_list(int on)
 /* The candidates of a small map as a bitboard, two words a row, with the
  * number of candidates before each row; the shuffle's array is implicit:
  * position k holds the k-th candidate in scan order unless a swap moved
- * another cell there (moved[]: positions and cells). */
+ * another cell there (at[m] and cell[m]: such a position and its cell). */
 typedef struct lazy {
     uint64_t bits[LAZY_H][2];
     uint32_t before[LAZY_H + 1];
@@ -264,8 +264,8 @@ static uint64_t lazy_select(const lazy *z, uint64_t k)
     return cg__pack_xy(64u * word + (uint64_t)__builtin_ctzll(w), lo);
 }
 
-/* The cell at position k of the shuffle, and its slot in moved[] (or
- * nmoved). */
+/* The cell at position k of the shuffle, and its slot m in at[] and cell[]
+ * (nmoved if it was never moved). */
 static uint64_t lazy_get(const lazy *z, uint64_t k, uint32_t *slot)
 {
     for (uint32_t m = 0; m < z->nmoved; m++)
