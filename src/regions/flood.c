@@ -182,15 +182,14 @@ static void flood_narrow(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reac
         }
     }
 #undef FLOOR
-    uint64_t n = 0;
     for (uint32_t i = 0; i < h; i++) {
         uint64_t *rr = cg__row(reached, i);
-        for (size_t j = 0; j < g->nw; j++) {
+        for (size_t j = 0; j < g->nw; j++)
             rr[j] &= ~r[i][j];
-            n += (uint64_t)__builtin_popcountll(r[i][j]);
-        }
     }
-    *count = n;
+    /* The reached cells are reached's floor: counted with POPCNT where the
+     * CPU has it (the baseline build's popcount is a library call). */
+    *count = cg_grid_floor_count(reached);
 }
 
 cg_status cg__flood(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reached, uint64_t *count)
