@@ -14,6 +14,9 @@
 #include <png.h>
 #endif
 
+#include "core/mem.h"
+#include "place/place.h"
+#include "regions/flood.h"
 #include "testutil.h"
 
 /* ---- helpers */
@@ -949,6 +952,154 @@ static void markers_show_in_png_in_their_colours(void **state)
 }
 #endif
 
+/* ---- the candidates of poi and occupy */
+
+/* cg__list_candidates takes each row's markers off its words before listing
+ * the floor bits: the same cells as looking at each cell, on odd widths
+ * (1, 63, 64, 65, 130 cells), with markers at word edges and on cells that
+ * are wall in `from`. */
+static void candidates_are_the_floor_without_markers_in_scan_order(void **state)
+{
+    (void)state;
+    static const uint32_t dims[][2] = {{1, 1}, {1, 9},  {9, 1},  {63, 5},  {64, 3},
+                                        {65, 7}, {80, 50}, {130, 11}, {200, 3}};
+    uint64_t z = 12345;
+    for (size_t s = 0; s < sizeof dims / sizeof dims[0]; s++) {
+        const uint32_t w = dims[s][0], h = dims[s][1];
+        for (int round = 0; round < 30; round++) {
+            cg_grid *g = NULL, *from = NULL;
+            assert_int_equal(cg_grid_new(&g, w, h), CG_OK);
+            assert_int_equal(cg_grid_new(&from, w, h), CG_OK);
+            unsigned density = (unsigned)round % 5; /* 0: all wall .. 4: nearly all floor */
+            for (uint32_t y = 0; y < h; y++)
+                for (uint32_t x = 0; x < w; x++) {
+                    z = z * 6364136223846793005u + 1442695040888963407u;
+                    unsigned r = (unsigned)(z >> 59); /* 0..31 */
+                    if (r < density * 8u)
+                        cg_grid_set(g, x, y, CG_FLOOR);
+                    /* from: g's floor less some cells (a region of it) */
+                    if (r < density * 8u && (z >> 40 & 7) != 0)
+                        cg_grid_set(from, x, y, CG_FLOOR);
+                    if (r < density * 8u && ((z >> 20 & 15) == 0 || x == 63 || x == 64 || x == 0))
+                        assert_int_equal(cg_grid_set_marker(g, x, y, CG_MARK_POI), CG_OK);
+                }
+            /* Twice: from a region, and from the map itself. */
+            for (int self = 0; self < 2; self++) {
+                const cg_grid *src = self ? g : from;
+                uint64_t *cells = NULL;
+                size_t n = 0;
+                assert_int_equal(cg__list_candidates(g, src, &cells, &n), CG_OK);
+                size_t k = 0;
+                for (uint32_t y = 0; y < h; y++)
+                    for (uint32_t x = 0; x < w; x++)
+                        if (cg_grid_get(src, x, y) == CG_FLOOR &&
+                            cg_grid_marker(g, x, y) == CG_MARK_NONE) {
+                            assert_true(k < n);
+                            assert_int_equal(cells[k], (uint64_t)y << 32 | x);
+                            k++;
+                        }
+                assert_int_equal(k, n);
+                cg__free(cells);
+            }
+            cg_grid_free(g);
+            cg_grid_free(from);
+        }
+    }
+}
+
+/* cg__flood on narrow maps (up to 128 x 512 cells) sweeps rows of words;
+ * the span fill is its twin: the same cells and count from every start, on
+ * widths around the word edges, one-cell maps and rows, noise of every
+ * density and serpentines (a path that turns at every row, the sweeps'
+ * worst case). */
+static void narrow_flood_matches_the_span_fill(void **state)
+{
+    (void)state;
+    static const uint32_t dims[][2] = {{1, 1},  {1, 40}, {40, 1},  {63, 9},   {64, 17},
+                                       {65, 5}, {80, 50}, {127, 33}, {128, 64}, {100, 512}};
+    uint64_t z = 99;
+    for (size_t s = 0; s < sizeof dims / sizeof dims[0]; s++) {
+        const uint32_t w = dims[s][0], h = dims[s][1];
+        for (int round = 0; round < 12; round++) {
+            cg_grid *g = NULL;
+            assert_int_equal(cg_grid_new(&g, w, h), CG_OK);
+            for (uint32_t y = 0; y < h; y++)
+                for (uint32_t x = 0; x < w; x++) {
+                    z = z * 6364136223846793005u + 1442695040888963407u;
+                    int floor;
+                    if (round == 11) /* serpentine: rows open, walls with one gap */
+                        floor = y % 2 == 0 || x == (y % 4 == 1 ? w - 1 : 0);
+                    else
+                        floor = (unsigned)(z >> 59) < (unsigned)(round + 1) * 3u;
+                    if (floor)
+                        cg_grid_set(g, x, y, CG_FLOOR);
+                }
+            for (int start = 0; start < 6; start++) {
+                z = z * 6364136223846793005u + 1442695040888963407u;
+                uint32_t x = (uint32_t)((z >> 33) % w), y = (uint32_t)((z >> 13) % h);
+                cg_grid *a = NULL, *b = NULL;
+                uint64_t na = 0, nb = 0;
+                assert_int_equal(cg_grid_new(&a, w, h), CG_OK);
+                assert_int_equal(cg_grid_new(&b, w, h), CG_OK);
+                assert_int_equal(cg__flood(g, x, y, a, &na), CG_OK);
+                cg__flood_force_span(1);
+                assert_int_equal(cg__flood(g, x, y, b, &nb), CG_OK);
+                cg__flood_force_span(0);
+                assert_int_equal(na, nb);
+                for (uint32_t yy = 0; yy < h; yy++)
+                    for (uint32_t xx = 0; xx < w; xx++)
+                        assert_int_equal(cg_grid_get(a, xx, yy), cg_grid_get(b, xx, yy));
+                assert_int_equal(cg_grid_floor_count(a), na);
+                cg_grid_free(a);
+                cg_grid_free(b);
+            }
+            cg_grid_free(g);
+        }
+    }
+}
+
+/* cg__draw_cells on maps up to 128x512 keeps the candidates as bits and
+ * remembers only the cells the shuffle moved, listing them all only when
+ * 256 have moved; the full list is its twin. The same maps, markers and
+ * failures for poi and occupy over many seeds and sizes, with draws that
+ * end early, draws that pass the 256 (many points close together, most
+ * rejected) and maps too small for the count. */
+static void lazy_draws_match_the_listed_ones(void **state)
+{
+    (void)state;
+    static const char *const pipes[] = {
+        "fill 45\nrule 4 floor=5..8\nentrance\npoi count=8 spacing=6",
+        "fill 40\nrule 4 floor=5..8\nentrance\nexit\npoi count=300 spacing=2",
+        "fill 40\nrule 4 floor=5..8\npoi count=40 spacing=4\noccupy count=30 spacing=2",
+        "fill 50\nentrance\npoi count=3000 spacing=1",
+    };
+    static const uint32_t dims[][2] = {{8, 6}, {24, 16}, {64, 40}, {80, 50}, {127, 90}, {128, 512}};
+    for (size_t pi = 0; pi < sizeof pipes / sizeof pipes[0]; pi++)
+        for (size_t di = 0; di < sizeof dims / sizeof dims[0]; di++)
+            for (uint64_t seed = 1; seed <= 6; seed++) {
+                cg_grid *a = NULL, *b = NULL;
+                cg_run_info ia, ib;
+                cg_diag da, db;
+                cg_status sa = run_ex(pipes[pi], seed, dims[di][0], dims[di][1], NULL, 1, &a,
+                                      &ia, &da);
+                cg__draw_force_list(1);
+                cg_status sb = run_ex(pipes[pi], seed, dims[di][0], dims[di][1], NULL, 1, &b,
+                                      &ib, &db);
+                cg__draw_force_list(0);
+                assert_int_equal(sa, sb);
+                assert_string_equal(da.message, db.message);
+                if (sa != CG_OK)
+                    continue;
+                for (uint32_t y = 0; y < dims[di][1]; y++)
+                    for (uint32_t x = 0; x < dims[di][0]; x++) {
+                        assert_int_equal(cg_grid_get(a, x, y), cg_grid_get(b, x, y));
+                        assert_int_equal(cg_grid_marker(a, x, y), cg_grid_marker(b, x, y));
+                    }
+                cg_grid_free(a);
+                cg_grid_free(b);
+            }
+}
+
 /* ---- step syntax */
 
 static void placement_arguments_are_checked_with_their_column(void **state)
@@ -1006,6 +1157,9 @@ int main(void)
 #ifdef CG_HAVE_PNG
         cmocka_unit_test(markers_show_in_png_in_their_colours),
 #endif
+        cmocka_unit_test(candidates_are_the_floor_without_markers_in_scan_order),
+        cmocka_unit_test(narrow_flood_matches_the_span_fill),
+        cmocka_unit_test(lazy_draws_match_the_listed_ones),
         cmocka_unit_test(placement_arguments_are_checked_with_their_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -180,6 +180,71 @@ downscale2_avx512(const cg_grid *src, cg_grid *dst, uint64_t key)
     }
     cg__grid_fix_tail(dst);
 }
+
+/* a * b mod 2^64 in each 64-bit lane: AVX2 has no 64-bit multiply, so
+ * three 32x32->64 ones (the high halves' product falls out of the low 64
+ * bits). b is the same in every lane. */
+__attribute__((target("avx2"))) static inline __m256i mul64_avx2(__m256i a, uint64_t b)
+{
+    const __m256i lo = _mm256_set1_epi64x((long long)(b & 0xffffffffu));
+    const __m256i hi = _mm256_set1_epi64x((long long)(b >> 32));
+    __m256i ll = _mm256_mul_epu32(a, lo);
+    __m256i cross =
+        _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), lo), _mm256_mul_epu32(a, hi));
+    return _mm256_add_epi64(ll, _mm256_slli_epi64(cross, 32));
+}
+
+/* K = 2 on the AVX2 path: as downscale2_avx512, the cells of a word
+ * hashed four lanes at a time with the multiplies above (the groups of four
+ * with a mixed block only); a lane's bit 63 and 62 by movemask. A row's even and odd cells by the shifts of
+ * even_bits, not BMI2's pext (microcoded, hundreds of cycles, on the AVX2
+ * CPUs of AMD before Zen 3). Same cells as downscale2 (tests/test_downscale.c
+ * runs every path against the documented formula). */
+__attribute__((target("avx2"))) static void downscale2_avx2(const cg_grid *src, cg_grid *dst,
+                                                           uint64_t key)
+{
+    const uint64_t step = UINT64_C(0x9E3779B97F4A7C15);
+    const __m256i lanes = _mm256_set_epi64x((long long)(3 * step), (long long)(2 * step),
+                                            (long long)step, 0);
+    /* The groups of 4 cells of the last word inside the width. */
+    const unsigned last = (unsigned)(((dst->w - 1) & 63u) / 4u + 1u);
+    for (uint32_t y = 0; y < dst->h; y++) {
+        const uint64_t *a = cg__row(src, 2 * (int64_t)y), *b = cg__row(src, 2 * (int64_t)y + 1);
+        uint64_t *out = cg__row(dst, y);
+        uint64_t x0 = row_hash(key, y);
+        for (size_t i = 0; i < dst->nw; i++, x0 += 64 * step) {
+            const unsigned groups = i + 1 < dst->nw ? 16 : last;
+            uint64_t a0 = a[2 * i], a1 = a[2 * i + 1], b0 = b[2 * i], b1 = b[2 * i + 1];
+            uint64_t ae = even_bits(a0) | even_bits(a1) << 32;
+            uint64_t ao = even_bits(a0 >> 1) | even_bits(a1 >> 1) << 32;
+            uint64_t be = even_bits(b0) | even_bits(b1) << 32;
+            uint64_t bo = even_bits(b0 >> 1) | even_bits(b1 >> 1) << 32;
+            uint64_t s0 = ae ^ ao, c1 = ae & ao, t = be ^ bo, c2 = be & bo;
+            uint64_t w0 = s0 ^ t, k = s0 & t;
+            uint64_t w1 = c1 ^ c2 ^ k, w2 = (c1 & c2) | ((c1 ^ c2) & k);
+            /* Only groups with a mixed block (1 to 3 walls) need their
+             * hashes: a block of 0 or 4 walls decides alone. */
+            const uint64_t mixed = (w0 | w1) & ~w2;
+            uint64_t d1 = 0, d0 = 0;
+            for (unsigned g = 0; g < groups; g++) {
+                if (!(mixed >> (4 * g) & 15))
+                    continue;
+                __m256i z = _mm256_add_epi64(
+                    lanes, _mm256_set1_epi64x((long long)(x0 + g * 4 * step)));
+                z = _mm256_xor_si256(z, _mm256_srli_epi64(z, 30));
+                z = mul64_avx2(z, UINT64_C(0xBF58476D1CE4E5B9));
+                z = _mm256_xor_si256(z, _mm256_srli_epi64(z, 27));
+                z = mul64_avx2(z, UINT64_C(0x94D049BB133111EB));
+                d1 |= (uint64_t)(unsigned)_mm256_movemask_pd(_mm256_castsi256_pd(z)) << (4 * g);
+                d0 |= (uint64_t)(unsigned)_mm256_movemask_pd(
+                          _mm256_castsi256_pd(_mm256_slli_epi64(z, 1)))
+                      << (4 * g);
+            }
+            out[i] = w2 | (~d1 & w1) | (~(d1 ^ w1) & ~d0 & w0);
+        }
+    }
+    cg__grid_fix_tail(dst);
+}
 #endif
 
 /* Writes the downscaled cells of src into dst (ceil(w/k) x ceil(h/k)). */
@@ -188,6 +253,10 @@ static void downscale_cells(const cg_grid *src, cg_grid *dst, unsigned k, uint64
 #if defined(CG__HAVE_X86) && defined(__x86_64__)
     if (k == 2 && cg__kernel_path() >= CG__PATH_AVX512 && __builtin_cpu_supports("bmi2")) {
         downscale2_avx512(src, dst, key);
+        return;
+    }
+    if (k == 2 && cg__kernel_path() >= CG__PATH_AVX2 && __builtin_cpu_supports("avx2")) {
+        downscale2_avx2(src, dst, key);
         return;
     }
 #endif

@@ -136,6 +136,10 @@ struct batch {
      * removed again, those left empty, if the batch fails. */
     char **made;
     size_t nmade, capmade;
+    /* A name whose file this run created: its folder exists, so the next
+     * names in the same folder skip make_parents (a batch's files mostly
+     * share one). NULL before the first. */
+    char *ready;
 };
 
 /* ----------------------------------------------------------- one map */
@@ -354,6 +358,14 @@ static int note_made(struct batch *b, const char *dir)
         return -1;
     memcpy(b->made[b->nmade++], dir, n);
     return 0;
+}
+
+/* Nonzero if paths a and b name files of the same folder. */
+static int same_folder(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t na = sa ? (size_t)(sa - a) : 0, nb = sb ? (size_t)(sb - b) : 0;
+    return na == nb && memcmp(a, b, na) == 0;
 }
 
 /* Creates the missing folders of path, as mkdir -p would: a batch's
@@ -587,13 +599,21 @@ static size_t open_round(struct batch *b, size_t k, uint64_t first)
         }
         if (!b->batch) {
             strcpy(job->path, pattern);
-        } else if (make_parents(b, job->path) != 0) {
+        } else if ((!b->ready || !same_folder(b->ready, job->path)) &&
+                   make_parents(b, job->path) != 0) {
             cli_error("out of memory");
             return j;
         }
         if (cli_output_open(&job->out, job->path) != CLI_EXIT_OK)
             return j;
         job->opened = 1;
+        if (b->batch && (!b->ready || !same_folder(b->ready, job->path))) {
+            /* Not kept when out of memory: the folders are then made again. */
+            free(b->ready);
+            b->ready = malloc(strlen(job->path) + 1);
+            if (b->ready)
+                strcpy(b->ready, job->path);
+        }
     }
     return k;
 }
@@ -608,14 +628,6 @@ static void abort_round(struct batch *b, size_t from, size_t k)
         cg_grid_free(b->jobs[j].map);
         b->jobs[j].map = NULL;
     }
-}
-
-/* Nonzero if paths a and b name files of the same folder. */
-static int same_folder(const char *a, const char *b)
-{
-    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
-    size_t na = sa ? (size_t)(sa - a) : 0, nb = sb ? (size_t)(sb - b) : 0;
-    return na == nb && memcmp(a, b, na) == 0;
 }
 
 /* The files of a round, up to its first failed map, made durable at once
@@ -654,6 +666,11 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
     if (opt->stats != CLI_STATS_NONE)
         cli_progress_clear(progress);
     sync_round(b, k);
+    /* A round of several small files is renamed under one block of the
+     * signals (output.c); a single map's close may take long (its fsync),
+     * and keeps the block to its rename. */
+    if (k > 1 && !b->stream)
+        cli_output_hold_signals();
     for (size_t j = 0; j < k && rc == CLI_EXIT_OK; j++) {
         struct job *job = &b->jobs[j];
         if (job->skipped) {
@@ -727,6 +744,7 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
         b->committed++;
         ++*done;
     }
+    cli_output_release_signals();
     if (unsynced)
         cli_sync_directory(unsynced);
     if (rc == CLI_EXIT_OK)
@@ -859,7 +877,11 @@ int cli_batch_run(const struct cli_run *run)
         flockfile(stdout);
     for (uint64_t first = 0; first < count && rc == CLI_EXIT_OK; first += b.cap) {
         size_t k = count - first < b.cap ? (size_t)(count - first) : b.cap;
+        /* The round's temporary files are created under one block of the
+         * signals, not one each (output.c). */
+        cli_output_hold_signals();
         size_t opened = open_round(&b, k, first);
+        cli_output_release_signals();
         if (opened < k)
             rc = CLI_EXIT_FAILURE; /* said why; the maps before it still go out */
         if (one_at_a_time(run) || !pool) {
@@ -894,5 +916,6 @@ int cli_batch_run(const struct cli_run *run)
     for (size_t j = 0; j < b.nmade; j++)
         free(b.made[j]);
     free(b.made);
+    free(b.ready);
     return rc;
 }

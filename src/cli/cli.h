@@ -201,11 +201,14 @@ struct cli_output {
     const char *target; /* where the file lands: path, or resolved */
     char *resolved;     /* path with its symlink resolved (owned), or NULL */
     FILE *fp;
+    char *iobuf;     /* fp's buffer (owned), or NULL */
     int atomic;      /* fp is the temporary file */
+    int fd;          /* ... and its descriptor */
     int slot;        /* its slot among the pending temporary files, or -1 */
     int err;         /* errno of the first failed write */
     int no_dir_sync; /* commit leaves the directory's sync to the caller */
     int synced;      /* its data is on disk already: close does not fsync it */
+    int in_ram;      /* its folder is in RAM (tmpfs): no writeback to start */
 };
 
 /* Temporary files in flight at most (a batch's files in one round). */
@@ -251,6 +254,14 @@ void cli_sync_directory(const char *target);
  * the calling thread. */
 void cli_block_signals(sigset_t *old);
 void cli_restore_signals(const sigset_t *old);
+
+/* On the main thread, around a batch's round of creations or of renames:
+ * blocks the signals cli_block_signals blocks until the release, and the
+ * output functions skip their own block and restore meanwhile (the
+ * handler still sees every slot whole; a signal waits for the release).
+ * Not nested. */
+void cli_output_hold_signals(void);
+void cli_output_release_signals(void);
 
 /* Discards an output that will not be committed; safe to call twice. */
 void cli_output_abort(struct cli_output *out);

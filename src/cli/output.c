@@ -18,10 +18,15 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
+#if defined(__linux__)
+#include <sys/vfs.h>
+#endif
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -143,15 +148,53 @@ static void restore_signals(const sigset_t *old)
     sigprocmask(SIG_SETMASK, old, NULL);
 }
 
+/* While the main thread holds the signals (cli_output_hold_signals), the
+ * file operations below skip their own block and restore: two system calls
+ * a creation and two a rename, which in a batch of small files were about a
+ * tenth of each file's cost. */
+static int held;
+static sigset_t held_old;
+
+static void guard(sigset_t *old)
+{
+    if (!held)
+        block_signals(old);
+}
+
+static void unguard(const sigset_t *old)
+{
+    if (!held)
+        restore_signals(old);
+}
+
+void cli_output_hold_signals(void)
+{
+    if (!held)
+        block_signals(&held_old);
+    held = 1;
+}
+
+void cli_output_release_signals(void)
+{
+    if (held) {
+        held = 0;
+        restore_signals(&held_old);
+    }
+}
+
 static void remove_temp(int slot)
 {
     sigset_t old;
-    block_signals(&old);
+    /* Only the main thread changes a slot: one already free needs no
+     * block. */
+    if (!temp_live[slot])
+        return;
+    guard(&old);
     if (temp_live[slot]) {
         unlink(temp_paths[slot]);
         temp_live[slot] = 0;
     }
-    restore_signals(&old);
+    unguard(&old);
 }
 
 void cli_block_signals(sigset_t *old)
@@ -185,8 +228,114 @@ static int fail(struct cli_output *out, int err)
     return report(out, strerror(err));
 }
 
-/* Creates "DIR/.NAME.XXXXXX" beside target. old: the file it replaces, or
- * NULL for a new one. */
+/* What a batch asks of the folder of every file, asked once per folder:
+ * the longest file name it takes (pathconf: a statfs each time), and
+ * whether it lives in RAM (tmpfs, ramfs), where starting a file's
+ * writeback is a system call that does nothing. The last folder's answer is
+ * kept. */
+struct folder {
+    char dir[PATH_MAX];
+    long name_max; /* 0: nothing kept yet */
+    int in_ram;
+};
+static struct folder last_folder;
+
+static const struct folder *folder_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dir = ".";
+    char buf[PATH_MAX];
+    static struct folder unknown = {"", NAME_MAX, 0};
+    if (slash) {
+        size_t n = slash == path ? 1 : (size_t)(slash - path);
+        if (n >= sizeof buf)
+            return &unknown; /* the path is too long anyway */
+        memcpy(buf, path, n);
+        buf[n] = '\0';
+        dir = buf;
+    }
+    if (last_folder.name_max > 0 && strcmp(dir, last_folder.dir) == 0)
+        return &last_folder;
+    long max = pathconf(dir, _PC_NAME_MAX);
+    last_folder.name_max = max > 0 ? max : NAME_MAX;
+    last_folder.in_ram = 0;
+#if defined(__linux__)
+    struct statfs fs;
+    if (statfs(dir, &fs) == 0)
+        last_folder.in_ram = (unsigned long)fs.f_type == 0x01021994ul /* TMPFS_MAGIC */ ||
+                             (unsigned long)fs.f_type == 0x858458f6ul /* RAMFS_MAGIC */;
+#endif
+    strcpy(last_folder.dir, dir);
+    return &last_folder;
+}
+
+/* The six characters that end a temporary file's name: random enough that
+ * two runs writing into one folder rarely meet (a name taken is drawn
+ * again, as mkstemp does), from splitmix64 seeded once with the time, the
+ * process id and an address. */
+static void temp_suffix(char *x)
+{
+    static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    static uint64_t state;
+    if (!state) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        state = ((uint64_t)ts.tv_sec << 30 ^ (uint64_t)ts.tv_nsec) ^
+                (uint64_t)getpid() << 40 ^ (uint64_t)(uintptr_t)&state;
+        state |= 1;
+    }
+    uint64_t z = (state += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    z ^= z >> 31;
+    for (int i = 0; i < 6; i++, z >>= 10)
+        x[i] = chars[(z & 1023) % 62];
+}
+
+#if defined(__linux__)
+/* The temporary file's stream writes straight to its descriptor
+ * (fopencookie): fdopen would ask the descriptor's flags (an fcntl) for a
+ * file we have just opened for writing. Short writes and EINTR are
+ * retried; a failure returns 0 with errno set, which the stream keeps as
+ * its error. */
+static ssize_t fd_write(void *cookie, const char *buf, size_t n)
+{
+    int fd = (int)(intptr_t)cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = write(fd, buf + done, n - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            if (k == 0)
+                errno = EIO;
+            return 0;
+        }
+        done += (size_t)k;
+    }
+    return (ssize_t)done;
+}
+
+static int fd_close(void *cookie)
+{
+    return close((int)(intptr_t)cookie);
+}
+
+static FILE *stream_of(int fd)
+{
+    cookie_io_functions_t io = {.read = NULL, .write = fd_write, .seek = NULL, .close = fd_close};
+    return fopencookie((void *)(intptr_t)fd, "wb", io);
+}
+#else
+static FILE *stream_of(int fd)
+{
+    return fdopen(fd, "wb");
+}
+#endif
+
+/* Creates "DIR/.NAME.XXXXXX" beside target, as mkstemp would (O_EXCL, a new
+ * name while one is taken) but with the final mode from the start. old: the
+ * file it replaces, or NULL for a new one. */
 static int open_temp(struct cli_output *out, const struct stat *old_file)
 {
     const char *slash = strrchr(out->target, '/');
@@ -196,8 +345,14 @@ static int open_temp(struct cli_output *out, const struct stat *old_file)
     int namelen = strlen(name) > 200 ? 200 : (int)strlen(name);
     sigset_t old;
     int fd = -1, n, err = 0, slot = -1;
+    /* A new map gets the mode a new file gets: the kernel applies the
+     * umask (or the folder's default ACL) to 0666, as for any file
+     * created. One that replaces a file is created private (0600) and
+     * then given the old file's permissions, and its owner and group where
+     * we may (below), so a private map stays private. */
+    mode_t create_mode = old_file ? 0600 : 0666;
 
-    block_signals(&old);
+    guard(&old);
     for (int i = 0; i < CLI_MAX_TEMPS && slot < 0; i++)
         if (!temp_live[i])
             slot = i;
@@ -209,65 +364,53 @@ static int open_temp(struct cli_output *out, const struct stat *old_file)
         err = EMFILE; /* the batch keeps fewer files in flight than this */
     } else if (n < 0 || (size_t)n >= sizeof temp_paths[0]) {
         err = ENAMETOOLONG;
-    } else if ((fd = mkstemp(temp_path)) < 0) {
-        err = errno;
     } else {
-        temp_live[slot] = 1;
-        out->slot = slot;
+        /* mkstemp's number of tries (glibc: 62^3). */
+        for (long tries = 0; fd < 0 && tries < 238328; tries++) {
+            temp_suffix(temp_path + n - 6);
+            fd = open(temp_path, O_RDWR | O_CREAT | O_EXCL, create_mode);
+            if (fd < 0 && errno != EEXIST)
+                break;
+        }
+        if (fd < 0) {
+            err = errno;
+        } else {
+            temp_live[slot] = 1;
+            out->slot = slot;
+        }
     }
-    restore_signals(&old);
+    unguard(&old);
     if (fd < 0)
         return fail(out, err);
 
-    /* mkstemp creates mode 0600. A new map gets the mode a new file gets;
-     * one that replaces a file keeps its permissions, and its owner and
-     * group where we may give them (root; or a group we are in), so a
-     * private map stays private. The owner first: fchown may clear bits. */
-    mode_t mode;
+    /* The owner first: fchown may clear bits. */
     if (old_file) {
         if ((old_file->st_uid != geteuid() || old_file->st_gid != getegid()) &&
             fchown(fd, old_file->st_uid, old_file->st_gid) != 0 &&
             fchown(fd, (uid_t)-1, old_file->st_gid) != 0) {
             /* Not permitted: the map is ours, with the old permissions. */
         }
-        mode = old_file->st_mode & 0777;
-    } else {
-        mode_t mask = umask(0);
-        umask(mask);
-        mode = 0666 & ~mask;
+        if (fchmod(fd, old_file->st_mode & 0777) != 0) {
+            err = errno;
+            close(fd);
+            return fail(out, err);
+        }
     }
-    if (fchmod(fd, mode) != 0) {
-        err = errno;
-        close(fd);
-        return fail(out, err);
-    }
-    out->fp = fdopen(fd, "wb");
+    out->fp = stream_of(fd);
     if (!out->fp) {
         err = errno;
         close(fd);
         return fail(out, err);
     }
+    /* A buffer of our own: with none, stdio asks the file's block size
+     * (an fstat) at the first write. */
+    out->iobuf = malloc(BUFSIZ);
+    if (out->iobuf)
+        setvbuf(out->fp, out->iobuf, _IOFBF, BUFSIZ);
     out->atomic = 1;
+    out->fd = fd;
+    out->in_ram = folder_of(out->target)->in_ram;
     return CLI_EXIT_OK;
-}
-
-/* The longest file name in the folder of path (NAME_MAX where unknown). */
-static long name_max(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    char *dir = NULL;
-    long max = -1;
-    if (slash) {
-        size_t n = slash == path ? 1 : (size_t)(slash - path);
-        dir = malloc(n + 1);
-        if (dir) {
-            memcpy(dir, path, n);
-            dir[n] = '\0';
-        }
-    }
-    max = pathconf(dir ? dir : ".", _PC_NAME_MAX);
-    free(dir);
-    return max > 0 ? max : NAME_MAX;
 }
 
 /* What would make the final rename over target fail, checked now so that a
@@ -279,7 +422,7 @@ static int check_rename(const char *target, const struct stat *st)
 {
     const char *slash = strrchr(target, '/');
     const char *name = slash ? slash + 1 : target;
-    if (strlen(target) >= PATH_MAX || (long)strlen(name) > name_max(target))
+    if (strlen(target) >= PATH_MAX || (long)strlen(name) > folder_of(target)->name_max)
         return ENAMETOOLONG;
     if (st && geteuid() != 0 && st->st_uid != geteuid()) {
         struct stat dir;
@@ -334,7 +477,8 @@ int cli_output_open(struct cli_output *out, const char *path)
      * closed to us, /dev/stdout with standard output closed - is refused:
      * replacing it with a file would destroy the link, and guessing where
      * it meant to point could write anywhere (as root, into /dev). */
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    int found = lstat(path, &st) == 0, lerr = found ? 0 : errno;
+    if (found && S_ISLNK(st.st_mode)) {
         out->resolved = realpath(path, NULL);
         if (!out->resolved) {
             err = errno;
@@ -344,9 +488,16 @@ int cli_output_open(struct cli_output *out, const char *path)
             return out->fp ? CLI_EXIT_OK : fail(out, errno);
         }
         out->target = out->resolved;
+        found = stat(out->target, &st) == 0;
+        lerr = found ? 0 : errno;
+    } else if (!found && lerr != ENOENT) {
+        /* Ask again following links, for the error stat gives. */
+        found = stat(out->target, &st) == 0;
+        lerr = found ? 0 : errno;
     }
-
-    if (stat(out->target, &st) == 0) {
+    /* Not a link: lstat said what stat would (a missing name is missing to
+     * both), so a batch's new file costs one look-up, not two. */
+    if (found) {
         if (S_ISDIR(st.st_mode))
             return fail(out, EISDIR);
         /* A device or a FIFO (/dev/null, /dev/stdout, a named pipe) cannot
@@ -365,8 +516,8 @@ int cli_output_open(struct cli_output *out, const char *path)
     }
     /* Only a missing file is created; any other failure (a loop, a file
      * where a folder should be, no search permission) is reported. */
-    if (errno != ENOENT)
-        return fail(out, errno);
+    if (lerr != ENOENT)
+        return fail(out, lerr);
     if ((err = check_rename(out->target, NULL)) != 0)
         return fail(out, err);
     return open_temp(out, NULL);
@@ -413,13 +564,21 @@ int cli_output_flush(struct cli_output *out)
      * the round's files (cli_output_sync_all, or one fsync after the
      * other) then finds most of their data written. An error here is left
      * for the sync to report. */
-    if (out->atomic)
-        (void)sync_file_range(fileno(fp), 0, 0, SYNC_FILE_RANGE_WRITE);
+    if (out->atomic && !out->in_ram)
+        (void)sync_file_range(out->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 #endif
     return out->err;
 }
 
 #if defined(__linux__)
+/* Nonzero if paths a and b name files of the same folder. */
+static int same_folder(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t na = sa ? (size_t)(sa - a) : 0, nb = sb ? (size_t)(sb - b) : 0;
+    return na == nb && memcmp(a, b, na) == 0;
+}
+
 /* Whether the running kernel is Linux 5.8 or later, asked once. */
 static int syncfs_reports_errors(void)
 {
@@ -450,13 +609,16 @@ void cli_output_sync_all(struct cli_output *const *outs, size_t n)
 
     if (n < 2 || !outs[0]->fp || !outs[0]->atomic || outs[0]->err || !syncfs_reports_errors())
         return;
-    fd0 = fileno(outs[0]->fp);
+    fd0 = outs[0]->fd;
     if (fstat(fd0, &st0) != 0 || syncfs(fd0) != 0)
         return;
     for (size_t i = 0; i < n; i++) {
         struct cli_output *out = outs[i];
-        if (out->fp && out->atomic && !out->err && fstat(fileno(out->fp), &st) == 0 &&
-            st.st_dev == st0.st_dev)
+        /* A temporary file sits beside its target: one in the first's
+         * folder is on its file system without asking. */
+        if (out->fp && out->atomic && !out->err &&
+            (same_folder(out->target, outs[0]->target) ||
+             (fstat(out->fd, &st) == 0 && st.st_dev == st0.st_dev)))
             out->synced = 1;
     }
 #else
@@ -476,11 +638,13 @@ int cli_output_close(struct cli_output *out)
     if (fflush(fp) != 0 || ferror(fp))
         err = errno ? errno : EIO;
     /* A file system that cannot sync a file (EINVAL) still holds it. */
-    if (!err && out->atomic && !out->synced && fsync(fileno(fp)) != 0 && errno != EINVAL)
+    if (!err && out->atomic && !out->synced && fsync(out->fd) != 0 && errno != EINVAL)
         err = errno;
     out->fp = NULL;
     if (fclose(fp) != 0 && !err)
         err = errno;
+    free(out->iobuf);
+    out->iobuf = NULL;
     if (err && !out->err)
         out->err = err;
     return out->err;
@@ -502,12 +666,12 @@ int cli_output_commit(struct cli_output *out)
     }
 
     sigset_t old;
-    block_signals(&old);
+    guard(&old);
     if (rename(temp_paths[out->slot], out->target) == 0)
         temp_live[out->slot] = 0;
     else
         err = errno;
-    restore_signals(&old);
+    unguard(&old);
     if (err)
         return fail(out, err);
 
@@ -522,6 +686,8 @@ void cli_output_abort(struct cli_output *out)
     if (out->fp && out->fp != stdout)
         fclose(out->fp);
     out->fp = NULL;
+    free(out->iobuf);
+    out->iobuf = NULL;
     if (out->atomic && out->slot >= 0)
         remove_temp(out->slot);
     out->atomic = 0;

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/grid.h"
 #include "core/mem.h"
 #include "regions/reach.h"
@@ -280,7 +281,8 @@ void cg__grid_prune_marks(cg_grid *g)
     g->nmarks = n;
 }
 
-uint64_t cg_grid_floor_count(const cg_grid *grid)
+/* The walls of the grid's rows, tail bits included. */
+static inline uint64_t count_walls(const cg_grid *grid)
 {
     uint64_t walls = 0;
     for (uint32_t y = 0; y < grid->h; y++) {
@@ -288,6 +290,28 @@ uint64_t cg_grid_floor_count(const cg_grid *grid)
         for (size_t i = 0; i < grid->nw; i++)
             walls += (uint64_t)__builtin_popcountll(r[i]);
     }
+    return walls;
+}
+
+#if defined(CG__HAVE_X86)
+/* The same with the POPCNT instruction: the baseline x86-64 build calls
+ * libgcc's bit-twiddling popcount for every word, and the placement steps
+ * count a level's floor several times a map. */
+__attribute__((target("popcnt"))) static uint64_t count_walls_popcnt(const cg_grid *grid)
+{
+    return count_walls(grid);
+}
+#endif
+
+uint64_t cg_grid_floor_count(const cg_grid *grid)
+{
+    uint64_t walls;
+#if defined(CG__HAVE_X86)
+    if (__builtin_cpu_supports("popcnt"))
+        walls = count_walls_popcnt(grid);
+    else
+#endif
+        walls = count_walls(grid);
     /* Tail bits are walls outside the map: subtract them. */
     uint64_t tail = (uint64_t)__builtin_popcountll(cg__tail_mask(grid)) * grid->h;
     return (uint64_t)grid->w * grid->h - (walls - tail);

@@ -52,6 +52,7 @@
 #include <zlib.h>
 
 #include "cells/par.h"
+#include "core/cpu.h"
 #include "core/diag.h"
 #include "core/grid.h"
 #include "core/mem.h"
@@ -128,6 +129,11 @@ struct tables {
      * byte, and their Adler-32 sums: sum of bytes, and sum of (bytes8-i)*b_i. */
     uint8_t *table;
     uint8_t uniform[256];
+    /* Its distinct bytes and how often each occurs in it, if it has at
+     * most two (a wall byte and a floor byte: every group where a cell
+     * fills whole bytes, as at the default scale 4), else ndistinct 0. */
+    uint8_t ndistinct[256], distinct[256][2];
+    uint16_t ndup[256][2];
     uint32_t gsum[256], gwsum[256];
     /* A group's weighted sum in the Adler-32 of a whole word of 8 groups,
      * by its place k: gwsum + bytes8 * (7 - k) * gsum, in the low 32 bits,
@@ -326,14 +332,44 @@ typedef struct leaf {
 /* The leaves in order of (weight, number): a stable LSD radix sort of the
  * numbers on the weight, a byte a pass and only as many passes as the
  * largest weight has bytes (two for a small image), so equal weights keep
- * the order of their numbers - the order of a sort on (weight, number). */
+ * the order of their numbers - the order of a sort on (weight, number).
+ * When at most LIGHT_HEAVY leaves weigh 256 or more (a small image: most
+ * symbols are counted once, never having occurred), the light ones take one
+ * counting pass and the heavy ones, all after them, an insertion sort. */
+#define LIGHT_HEAVY 32
 static void sort_leaves(const uint64_t *f, int m, leaf *leaves)
 {
     int a[NLIT], b[NLIT], *src = a, *dst = b;
     uint64_t all = 0;
+    int heavy = 0;
     for (int i = 0; i < m; i++) {
         a[i] = i;
         all |= f[i];
+        heavy += f[i] > 255;
+    }
+    if ((all >> 8) != 0 && heavy <= LIGHT_HEAVY) {
+        unsigned at[257] = {0};
+        int h[LIGHT_HEAVY], nh = 0;
+        for (int i = 0; i < m; i++)
+            at[f[i] > 255 ? 256 : f[i] + 1]++;
+        for (int k = 0; k < 255; k++)
+            at[k + 1] += at[k];
+        for (int i = 0; i < m; i++) {
+            if (f[i] > 255) {
+                /* Insertion by weight; equal weights keep their order. */
+                int j = nh++;
+                for (; j > 0 && f[h[j - 1]] > f[i]; j--)
+                    h[j] = h[j - 1];
+                h[j] = i;
+            } else {
+                b[at[f[i]]++] = i;
+            }
+        }
+        for (int k = 0; k < nh; k++)
+            b[m - nh + k] = h[k];
+        for (int i = 0; i < m; i++)
+            leaves[i] = (leaf){f[b[i]], b[i]};
+        return;
     }
     for (unsigned shift = 0; shift < 64 && (all >> shift) != 0; shift += 8) {
         unsigned at[257] = {0};
@@ -405,12 +441,29 @@ static void build_lengths(const uint64_t *freq, int n, int maxlen, uint8_t *len)
     }
 }
 
+/* The bits of each byte in reverse order. */
+#define R2(n) n, n + 2 * 64, n + 1 * 64, n + 3 * 64
+#define R4(n) R2(n), R2(n + 2 * 16), R2(n + 1 * 16), R2(n + 3 * 16)
+#define R6(n) R4(n), R4(n + 2 * 4), R4(n + 1 * 4), R4(n + 3 * 4)
+static const uint8_t rev8[256] = {R6(0), R6(2), R6(1), R6(3)};
+#undef R2
+#undef R4
+#undef R6
+
 /* Canonical codes from lengths (RFC 1951 3.2.2), bit-reversed for writing. */
 static void build_codes(const uint8_t *len, int n, uint16_t *code)
 {
-    unsigned count[16] = {0}, next[16];
-    for (int i = 0; i < n; i++)
-        count[len[i]]++;
+    /* Four tallies: one would wait on its own last store wherever lengths
+     * repeat, as they mostly do. */
+    unsigned count[16] = {0}, next[16], tally[4][16] = {{0}};
+    int i4 = 0;
+    for (; i4 + 4 <= n; i4 += 4)
+        for (int k = 0; k < 4; k++)
+            tally[k][len[i4 + k]]++;
+    for (; i4 < n; i4++)
+        tally[0][len[i4]]++;
+    for (int l = 0; l < 16; l++)
+        count[l] = tally[0][l] + tally[1][l] + tally[2][l] + tally[3][l];
     count[0] = 0;
     unsigned c = 0;
     for (int l = 1; l < 16; l++) {
@@ -422,11 +475,8 @@ static void build_codes(const uint8_t *len, int n, uint16_t *code)
             code[i] = 0;
             continue;
         }
-        unsigned r = next[len[i]]++; /* reversed: swap halves, bytes, nibbles, pairs, bits */
-        r = (r >> 8 & 0x00ffu) | (r << 8 & 0xff00u);
-        r = (r >> 4 & 0x0f0fu) | (r << 4 & 0xf0f0u);
-        r = (r >> 2 & 0x3333u) | (r << 2 & 0xccccu);
-        r = (r >> 1 & 0x5555u) | (r << 1 & 0xaaaau);
+        unsigned r = next[len[i]]++; /* reversed: each byte by the table, bytes swapped */
+        r = (unsigned)rev8[r & 0xff] << 8 | rev8[r >> 8 & 0xff];
         code[i] = (uint16_t)(r >> (16 - len[i]));
     }
 }
@@ -625,9 +675,68 @@ static inline __attribute__((always_inline)) void put_sparse(struct enc *e, stru
     }
 }
 
+#if defined(CG__HAVE_X86) && defined(__x86_64__)
+#include <immintrin.h>
+
+/* The Adler-32 sums over s[0..n) with AVX2, 32 bytes a step (the method of
+ * Chromium's adler32_simd): over a block, a grows by the bytes' sum
+ * (VPSADBW) and b by 32 times a before it plus the bytes weighted 32..1
+ * (VPMADDUBSW, then VPMADDWD); sums reduced every NMAX bytes as zlib does,
+ * so nothing overflows. The same sums as zlib's adler32 (test_io_png
+ * decodes every image with libpng, which checks them). */
+#define ADLER_NMAX 5552u
+__attribute__((target("avx2"))) static void adler_avx2(struct ps *ps, const uint8_t *s, size_t n)
+{
+    uint64_t a = ps->a % ADLER_MOD, b = ps->b % ADLER_MOD;
+    const __m256i weights = _mm256_set_epi8(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+                                            17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29,
+                                            30, 31, 32);
+    const __m256i ones16 = _mm256_set1_epi16(1), zero = _mm256_setzero_si256();
+    while (n >= 32) {
+        size_t blocks = (n < ADLER_NMAX ? n : ADLER_NMAX) / 32;
+        const uint64_t done = (uint64_t)blocks * 32;
+        n -= blocks * 32;
+        __m256i va = zero, vprev = zero, vb = zero; /* byte sums, their running sum, weighted */
+        for (; blocks; blocks--, s += 32) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)s);
+            vprev = _mm256_add_epi64(vprev, va);
+            va = _mm256_add_epi64(va, _mm256_sad_epu8(v, zero));
+            vb = _mm256_add_epi32(vb, _mm256_madd_epi16(_mm256_maddubs_epi16(v, weights), ones16));
+        }
+        uint64_t la[4], lp[4];
+        uint32_t lb[8];
+        _mm256_storeu_si256((__m256i *)(void *)la, va);
+        _mm256_storeu_si256((__m256i *)(void *)lp, vprev);
+        _mm256_storeu_si256((__m256i *)(void *)lb, vb);
+        uint64_t sa = la[0] + la[1] + la[2] + la[3], sp = lp[0] + lp[1] + lp[2] + lp[3];
+        uint64_t sb = (uint64_t)lb[0] + lb[1] + lb[2] + lb[3] + lb[4] + lb[5] + lb[6] + lb[7];
+        /* Over N bytes, byte t (from 1) adds N - t + 1 times to b: N * a,
+         * plus per block j of the B the bytes weighted 32..1 and 32 * (B -
+         * 1 - j) times its sum, which is 32 times the sum over the blocks of
+         * the blocks before each (sp). */
+        b += done * a + 32 * sp + sb;
+        a += sa;
+        a %= ADLER_MOD;
+        b %= ADLER_MOD;
+    }
+    for (; n; n--, s++) {
+        a += *s;
+        b += a;
+    }
+    ps->a = a % ADLER_MOD;
+    ps->b = b % ADLER_MOD;
+}
+#endif
+
 /* The Adler-32 sums over bytes s[0..n): zlib's adler32, 16 bytes a step. */
 static void adler_bytes(struct ps *ps, const uint8_t *s, size_t n)
 {
+#if defined(CG__HAVE_X86) && defined(__x86_64__)
+    if (cg__kernel_path() >= CG__PATH_AVX2) {
+        adler_avx2(ps, s, n);
+        return;
+    }
+#endif
     uLong ad = (uLong)(ps->b % ADLER_MOD) << 16 | (uLong)(ps->a % ADLER_MOD);
     for (size_t k; n; s += k, n -= k) {
         k = n < ((size_t)1 << 30) ? n : (size_t)1 << 30;
@@ -1220,6 +1329,22 @@ static void build_tables(struct tables *t, uint32_t scale, int depth, size_t byt
             else
                 px[p] = (uint8_t)floor;
         }
+        unsigned nd = 0;
+        for (size_t i = 0; i < bytes8; i++) {
+            unsigned d = 0;
+            while (d < nd && t->distinct[v][d] != px[i])
+                d++;
+            if (d == nd && nd < 2) {
+                t->distinct[v][nd] = px[i];
+                t->ndup[v][nd++] = 0;
+            }
+            if (d >= 2) {
+                nd = 3; /* more than two: no list */
+                break;
+            }
+            t->ndup[v][d]++;
+        }
+        t->ndistinct[v] = (uint8_t)(nd <= 2 ? nd : 0);
         uint32_t sum = 0, wsum = 0;
         int same = 1;
         for (size_t i = 0; i < bytes8; i++) {
@@ -1620,10 +1745,17 @@ static void write_image(struct enc *e, const cg__par *par)
      * more than once (the same sums, group by group, as adding each). */
     for (unsigned b = 0; b < 256; b++)
         e->freq[b] += t->hist[b];
-    for (unsigned v = 0; v < 256; v++)
-        if (e->gcount[v] > 1)
+    for (unsigned v = 0; v < 256; v++) {
+        if (e->gcount[v] <= 1)
+            continue;
+        /* A group's few distinct bytes: an add each, not bytes8 adds
+         * into the same counts. */
+        for (unsigned d = 0; d < t->ndistinct[v]; d++)
+            e->freq[t->distinct[v][d]] += (e->gcount[v] - 1) * t->ndup[v][d];
+        if (!t->ndistinct[v])
             for (size_t i = 0; i < e->bytes8; i++)
                 e->freq[table[v * e->bytes8 + i]] += e->gcount[v] - 1;
+    }
     for (unsigned v = 0; v < 256; v++)
         e->freq[v] += g->nmarks || v == 0 || v == 2 ? 1 : 0;
     for (unsigned sym = EOB; sym < NLIT; sym++)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/cpu.h"
 #include "core/diag.h"
 #include "core/grid.h"
 #include "core/mem.h"
@@ -159,21 +160,27 @@ cg_status cg__list_candidates(const cg_grid *g, const cg_grid *from, uint64_t **
     uint64_t *v = cg__malloc((size_t)(floor ? floor : 1) * sizeof *v);
     if (!v)
         return CG_ENOMEM;
+    /* The markers are sorted by (y, x): those of each row are taken off
+     * its words before the floor bits are listed, so the cells come out a
+     * bit at a time with no look-up per cell. */
     size_t k = 0, mi = 0;
     for (uint32_t y = 0; y < from->h; y++) {
         const uint64_t *r = cg__row(from, y);
+        size_t me = mi;
+        while (me < g->nmarks && g->marks[me].y == y)
+            me++;
         for (size_t i = 0; i < from->nw; i++) {
             uint64_t open = ~r[i];
+            for (size_t m = mi; m < me; m++)
+                if (g->marks[m].x >> 6 == i)
+                    open &= ~(UINT64_C(1) << (g->marks[m].x & 63));
+            const uint64_t base = cg__pack_xy((uint64_t)i * 64, y);
             while (open) {
-                uint64_t c = cg__pack_xy((uint64_t)i * 64 + (uint64_t)__builtin_ctzll(open), y);
+                v[k++] = base + (uint64_t)__builtin_ctzll(open);
                 open &= open - 1;
-                while (mi < g->nmarks && cg__pack_xy(g->marks[mi].x, g->marks[mi].y) < c)
-                    mi++;
-                if (mi < g->nmarks && cg__pack_xy(g->marks[mi].x, g->marks[mi].y) == c)
-                    continue;
-                v[k++] = c;
             }
         }
+        mi = me;
     }
     *out = v;
     *n = k;
@@ -191,6 +198,107 @@ uint64_t cg__below64(cg__rng *rng, uint64_t n)
     return v;
 }
 
+/* Maps of at most LAZY_W x LAZY_H cells draw from the candidates without
+ * listing them (draw_lazy), while at most LAZY_MOVES cells of the shuffle
+ * have moved. */
+#define LAZY_W 128u
+#define LAZY_H 512u
+#define LAZY_MOVES 256u
+
+static int force_list;
+
+void cg__draw_force_list(int on)
+{
+    force_list = on;
+}
+
+/* The candidates of a small map as a bitboard, two words a row, with the
+ * number of candidates before each row; the shuffle's array is implicit:
+ * position k holds the k-th candidate in scan order unless a swap moved
+ * another cell there (at[m] and cell[m]: such a position and its cell). */
+typedef struct lazy {
+    uint64_t bits[LAZY_H][2];
+    uint32_t before[LAZY_H + 1];
+    uint32_t h;
+    uint32_t nmoved;
+    uint64_t at[LAZY_MOVES], cell[LAZY_MOVES];
+} lazy;
+
+static inline uint64_t lazy_init_rows(lazy *z, const cg_grid *g, const cg_grid *from)
+{
+    size_t mi = 0;
+    z->h = from->h;
+    z->nmoved = 0;
+    z->before[0] = 0;
+    for (uint32_t y = 0; y < from->h; y++) {
+        const uint64_t *r = cg__row(from, y);
+        z->bits[y][0] = ~r[0];
+        z->bits[y][1] = from->nw > 1 ? ~r[1] : 0; /* tail and frame bits are wall */
+        for (; mi < g->nmarks && g->marks[mi].y == y; mi++)
+            z->bits[y][g->marks[mi].x >> 6] &= ~(UINT64_C(1) << (g->marks[mi].x & 63));
+        z->before[y + 1] = z->before[y] + (uint32_t)__builtin_popcountll(z->bits[y][0]) +
+                           (uint32_t)__builtin_popcountll(z->bits[y][1]);
+    }
+    return z->before[from->h];
+}
+
+#if defined(CG__HAVE_X86)
+/* With the POPCNT instruction (the baseline build's popcount is a library
+ * call). */
+__attribute__((target("popcnt"))) static uint64_t lazy_init_popcnt(lazy *z, const cg_grid *g,
+                                                                  const cg_grid *from)
+{
+    return lazy_init_rows(z, g, from);
+}
+#endif
+
+/* Fills z from the floor of `from` less the cells with a marker in g;
+ * returns the number of candidates. */
+static uint64_t lazy_init(lazy *z, const cg_grid *g, const cg_grid *from)
+{
+#if defined(CG__HAVE_X86)
+    if (__builtin_cpu_supports("popcnt"))
+        return lazy_init_popcnt(z, g, from);
+#endif
+    return lazy_init_rows(z, g, from);
+}
+
+/* The k-th candidate in scan order (k < their number). */
+static uint64_t lazy_select(const lazy *z, uint64_t k)
+{
+    uint32_t lo = 0, hi = z->h; /* the row y with before[y] <= k < before[y + 1] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (z->before[mid] <= k)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    uint64_t r = k - z->before[lo], w = z->bits[lo][0];
+    unsigned word = 0, n0 = (unsigned)__builtin_popcountll(w);
+    if (r >= n0) {
+        r -= n0;
+        w = z->bits[lo][1];
+        word = 1;
+    }
+    while (r--)
+        w &= w - 1;
+    return cg__pack_xy(64u * word + (uint64_t)__builtin_ctzll(w), lo);
+}
+
+/* The cell at position k of the shuffle, and its slot m in at[] and cell[]
+ * (nmoved if it was never moved). */
+static uint64_t lazy_get(const lazy *z, uint64_t k, uint32_t *slot)
+{
+    for (uint32_t m = 0; m < z->nmoved; m++)
+        if (z->at[m] == k) {
+            *slot = m;
+            return z->cell[m];
+        }
+    *slot = z->nmoved;
+    return lazy_select(z, k);
+}
+
 cg_status cg__draw_cells(const cg__step *step, cg__run *run, const cg__draw *d, uint64_t **out,
                          uint32_t *taken)
 {
@@ -201,15 +309,28 @@ cg_status cg__draw_cells(const cg__step *step, cg__run *run, const cg__draw *d, 
     uint64_t reached;
     int have_entrance;
     cg__points p = {0};
+    lazy *z = NULL;
     *out = NULL;
     *taken = 0;
     cg_status st = cg__entrance_region(run, &region, &have_entrance, &reached);
-    if (st == CG_OK)
-        st = cg__list_candidates(g, region ? region : g, &cells, &n);
-    cg_grid_free(region);
+    const cg_grid *from = region ? region : g;
+    if (st == CG_OK && from->w <= LAZY_W && from->h <= LAZY_H && !force_list) {
+        /* Only the cells drawn are stored: the candidates stay bits. */
+        z = cg__malloc(sizeof *z);
+        if (z) {
+            n = (size_t)lazy_init(z, g, from);
+            cells = cg__malloc((n < d->count ? (n ? n : 1) : d->count) * sizeof *cells);
+        }
+        if (!z || !cells)
+            st = CG_ENOMEM;
+    } else if (st == CG_OK) {
+        st = cg__list_candidates(g, from, &cells, &n);
+    }
     if (st == CG_OK)
         st = cg__points_init(&p, g->nmarks + d->count, d->spacing);
     if (st != CG_OK) {
+        cg_grid_free(region);
+        cg__free(z);
         cg__free(cells);
         cg__points_free(&p);
         return st;
@@ -222,7 +343,48 @@ cg_status cg__draw_cells(const cg__step *step, cg__run *run, const cg__draw *d, 
      * among the ones already looked at. */
     cg__rng rng = {cg__step_rand_key(step, run->seed)};
     uint32_t chosen = 0;
-    for (size_t i = 0; i < n && chosen < d->count; i++) {
+    size_t i = 0;
+    /* Lazily: position i's cell swaps with position j's; position i is
+     * never looked at again, so only j needs to remember the cell that was
+     * at i. When too many cells have moved, the list is made after all,
+     * with the moved cells in their places, and the draw goes on there. */
+    for (; z && i < n && chosen < d->count; i++) {
+        if (z->nmoved == LAZY_MOVES) {
+            uint64_t *all = NULL;
+            size_t all_n = 0;
+            st = cg__list_candidates(g, from, &all, &all_n);
+            if (st != CG_OK) {
+                cg_grid_free(region);
+                cg__free(z);
+                cg__free(cells);
+                cg__points_free(&p);
+                return st;
+            }
+            for (uint32_t m = 0; m < z->nmoved; m++)
+                all[z->at[m]] = z->cell[m];
+            memcpy(all, cells, chosen * sizeof *cells); /* positions before i */
+            cg__free(cells);
+            cells = all;
+            cg__free(z);
+            z = NULL;
+            break;
+        }
+        size_t j = i + (size_t)cg__below64(&rng, n - i);
+        uint32_t si, sj;
+        uint64_t ci = lazy_get(z, i, &si), c = lazy_get(z, j, &sj);
+        (void)si;
+        if (j != i) {
+            if (sj == z->nmoved)
+                z->at[z->nmoved++] = j;
+            z->cell[sj] = ci;
+        }
+        uint64_t x = c & 0xFFFFFFFFu, y = c >> 32;
+        if (cg__points_far(&p, x, y) && (!d->fits || d->fits(d->ctx, x, y))) {
+            cg__points_add(&p, x, y);
+            cells[chosen++] = c;
+        }
+    }
+    for (; !z && i < n && chosen < d->count; i++) {
         size_t j = i + (size_t)cg__below64(&rng, n - i);
         uint64_t c = cells[j];
         cells[j] = cells[i];
@@ -233,6 +395,8 @@ cg_status cg__draw_cells(const cg__step *step, cg__run *run, const cg__draw *d, 
             cells[chosen++] = c;
         }
     }
+    cg_grid_free(region);
+    cg__free(z);
     cg__points_free(&p);
     *out = cells;
     *taken = chosen;

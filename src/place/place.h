@@ -72,6 +72,10 @@ typedef struct cg__draw {
  * cells are looked at. */
 cg_status cg__draw_cells(const cg__step *step, cg__run *run, const cg__draw *d, uint64_t **cells,
                          uint32_t *n);
+/* Test hook: nonzero makes cg__draw_cells list every candidate (as on large
+ * maps) on small maps too, where it otherwise keeps them as bits and
+ * remembers only the cells the shuffle moved. */
+void cg__draw_force_list(int on);
 
 /* Adds n markers of a kind and symbol on the packed cells (free of markers),
  * keeping the (y, x) order; sorts cells. */

@@ -105,6 +105,93 @@ static cg_status push_runs(queue *q, const cg_grid *g, const cg_grid *reached, u
     return CG_OK;
 }
 
+/* Maps at most NARROW_W cells wide and NARROW_H high flood a row of words
+ * at a time (flood_narrow). */
+#define NARROW_W 128u
+#define NARROW_H 512u
+
+static int force_span;
+
+void cg__flood_force_span(int on)
+{
+    force_span = on;
+}
+
+/* The runs of floor f (a row of two words, f1 above f0) that hold a bit of
+ * s (s within f), in place of s. Up the row by an addition: its carries run
+ * from each seed through the floor above it to the run's end (the carry
+ * trick of bitboard fills). Down by an occluded Kogge-Stone fill: six
+ * shifts of 1 to 32 within the two words, then one of 64 across them, 127
+ * cells in all. */
+static inline void runs_of(uint64_t f0, uint64_t f1, uint64_t *s0, uint64_t *s1)
+{
+    uint64_t a0 = f0 + *s0;
+    uint64_t a1 = f1 + *s1 + (a0 < f0);
+    uint64_t u0 = *s0 | ((a0 ^ f0 ^ *s0) & f0), u1 = *s1 | ((a1 ^ f1 ^ *s1) & f1);
+    uint64_t g0 = f0, g1 = f1;
+    for (unsigned sh = 1; sh < 64; sh *= 2) {
+        u0 |= g0 & (u0 >> sh | u1 << (64 - sh));
+        u1 |= g1 & (u1 >> sh);
+        g0 &= g0 >> sh | g1 << (64 - sh);
+        g1 &= g1 >> sh;
+    }
+    *s0 = u0 | (g0 & u1);
+    *s1 = u1;
+}
+
+/* cg__flood on a map of at most NARROW_W x NARROW_H cells: the reached
+ * cells as two words a row, grown by sweeps down and up the rows (each row
+ * takes the floor its neighbour in the sweep's direction touches, widened
+ * to whole runs by runs_of) until a down and an up sweep add nothing. A
+ * cave needs a few sweep pairs; a row with nothing new costs a few word
+ * operations, where the span fill queued and looked up every run. The same
+ * cells as the span fill (tests/test_place.c compares them). */
+static void flood_narrow(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reached,
+                         uint64_t *count)
+{
+    /* The reached cells (8 KiB at most, on the stack); the floor is read
+     * from g's rows (tail and frame bits are wall). */
+    uint64_t r[NARROW_H][2];
+    const uint32_t h = g->h;
+    const int two = g->nw > 1;
+#define FLOOR(i, j) ((j) == 0 ? ~cg__row(g, i)[0] : two ? ~cg__row(g, i)[1] : 0)
+    memset(r, 0, (size_t)h * sizeof r[0]);
+    r[y][x >> 6] = UINT64_C(1) << (x & 63);
+    runs_of(FLOOR(y, 0), FLOOR(y, 1), &r[y][0], &r[y][1]);
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (uint32_t i = 1; i < h; i++) {
+            uint64_t f0 = FLOOR(i, 0), f1 = FLOOR(i, 1);
+            uint64_t s0 = r[i - 1][0] & f0 & ~r[i][0], s1 = r[i - 1][1] & f1 & ~r[i][1];
+            if (s0 | s1) {
+                runs_of(f0, f1, &s0, &s1);
+                r[i][0] |= s0;
+                r[i][1] |= s1;
+                changed = 1;
+            }
+        }
+        for (uint32_t i = h - 1; i-- > 0;) {
+            uint64_t f0 = FLOOR(i, 0), f1 = FLOOR(i, 1);
+            uint64_t s0 = r[i + 1][0] & f0 & ~r[i][0], s1 = r[i + 1][1] & f1 & ~r[i][1];
+            if (s0 | s1) {
+                runs_of(f0, f1, &s0, &s1);
+                r[i][0] |= s0;
+                r[i][1] |= s1;
+                changed = 1;
+            }
+        }
+    }
+#undef FLOOR
+    for (uint32_t i = 0; i < h; i++) {
+        uint64_t *rr = cg__row(reached, i);
+        for (size_t j = 0; j < g->nw; j++)
+            rr[j] &= ~r[i][j];
+    }
+    /* The reached cells are reached's floor: counted with POPCNT where the
+     * CPU has it (the baseline build's popcount is a library call). */
+    *count = cg_grid_floor_count(reached);
+}
+
 cg_status cg__flood(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reached, uint64_t *count)
 {
     /* A span fill (Smith, "Tint fill", 1979) on the bitboard: each popped
@@ -114,6 +201,10 @@ cg_status cg__flood(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reached, 
     *count = 0;
     if (cg_grid_get(g, x, y) != CG_FLOOR)
         return CG_OK;
+    if (g->w <= NARROW_W && g->h <= NARROW_H && !force_span) {
+        flood_narrow(g, x, y, reached, count);
+        return CG_OK;
+    }
     queue q = {0};
     cg_status st = q_push(&q, cg__pack_xy(x, y));
     while (st == CG_OK && q.n) {

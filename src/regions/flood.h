@@ -12,6 +12,8 @@
  * connected to (x, y) - 0 bits, every other bit 1, so it is a valid grid
  * holding only that region; *count gets their number, 0 if (x, y) is wall. */
 cg_status cg__flood(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reached, uint64_t *count);
+/* Test hook: nonzero makes cg__flood use its span fill on narrow maps too. */
+void cg__flood_force_span(int on);
 /* As cg__flood, but the cells a unit standing on (x, y) can walk to: no
  * blocked cell is entered, (x, y) itself is reached even if blocked. */
 cg_status cg__flood_moves(const cg_grid *g, uint32_t x, uint32_t y, cg_grid *reached,
