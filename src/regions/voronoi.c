@@ -133,6 +133,8 @@ typedef struct search {
     uint64_t *out_up, *out; /* per word of the row above, of this row: small cells of layer k
                                whose region was outside the largest's component */
     uint8_t *inbig;         /* per region: known to be joined to the largest */
+    uint64_t *mixed; /* per word of the map (y * nw + i), a bit: its small cells of layer 0
+                        are of more than one region (layer 1's lookups, uniform_reg) */
     uint32_t nid;           /* the regions other than the largest: 1 .. nid */
     uint32_t *odd_big;      /* per region: the last layer it had an odd edge with the largest */
     uint32_t met_row;       /* the row out[] is of */
@@ -436,9 +438,24 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
         return CG_ENOMEM;
     uint32_t *cell = c->cells0.p;
     uint32_t count = 0;
-    for (size_t j = 0; j < c->runs.n; j++)
+    const size_t nbits = (size_t)c->h * c->nw;
+    c->mixed = cg__calloc(nbits / 64 + 1, sizeof *c->mixed);
+    if (!c->mixed)
+        return CG_ENOMEM;
+    /* A word's runs are next to each other in scan order: it is mixed when
+     * two of them in a row are of different regions. */
+    size_t last_word = SIZE_MAX;
+    uint32_t last_reg = NONE;
+    for (size_t j = 0; j < c->runs.n; j++) {
+        const uint32_t y = r[j].key / c->w, x = r[j].key - y * c->w;
+        const size_t wa = (size_t)y * c->nw + (x >> 6);
+        if (wa == last_word && r[j].reg != last_reg)
+            c->mixed[wa >> 6] |= UINT64_C(1) << (wa & 63);
+        last_word = (size_t)y * c->nw + ((x + r[j].len - 1) >> 6);
+        last_reg = r[j].reg;
         for (uint32_t e = count + r[j].len; count < e;)
             cell[count++] = r[j].reg;
+    }
     c->cells0.n = count;
     /* Each row's first run, for big_at. */
     c->run_row = cg__malloc(((size_t)c->h + 1) * sizeof *c->run_row);
@@ -838,6 +855,49 @@ INLINE uint64_t near_out(const search *c, uint32_t y, size_t at, uint64_t fu, ui
             any_out(c, at - 1, fl) | any_out(c, at + 1, fr)) != 0;
 }
 
+/* Layer 1: the one region of all the small cells of layer 0 in word (y, i)
+ * (i framed: at_of's i + 1), in the words above and below it and in the
+ * cells just left and right of it - or NONE when they are of more than one
+ * (a word counts whole: not mixed) or there are none. Then every owner in
+ * the word is that region and no two cells around make an edge: one lookup
+ * for the word instead of a chain of them per cell. */
+INLINE uint32_t uniform_reg(const search *c, size_t at, uint32_t y, size_t i, uint64_t fu,
+                            uint64_t fd, uint64_t f0, uint64_t fl, uint64_t fr)
+{
+    const uint32_t *reg = c->cells0.p;
+    const size_t s = c->stride, nw = c->nw, wi = (size_t)y * nw + i - 1;
+    const uint64_t *mx = c->mixed;
+    uint32_t r[5];
+    int n = 0;
+    if (f0) {
+        if ((mx[wi >> 6] >> (wi & 63)) & 1)
+            return NONE;
+        r[n++] = reg[c->pre0[at - c->off]];
+    }
+    if (fu) {
+        const size_t q = wi - nw;
+        if ((mx[q >> 6] >> (q & 63)) & 1)
+            return NONE;
+        r[n++] = reg[c->pre0[at - s - c->off]];
+    }
+    if (fd) {
+        const size_t q = wi + nw;
+        if ((mx[q >> 6] >> (q & 63)) & 1)
+            return NONE;
+        r[n++] = reg[c->pre0[at + s - c->off]];
+    }
+    if (fl >> 63)
+        r[n++] = reg[c->pre0[at - 1 - c->off] + (uint32_t)__builtin_popcountll(fl) - 1];
+    if (fr & 1)
+        r[n++] = reg[c->pre0[at + 1 - c->off]];
+    if (!n)
+        return NONE;
+    for (int j = 1; j < n; j++)
+        if (r[j] != r[0])
+            return NONE;
+    return r[0];
+}
+
 /* Whether region r is known to be joined to the largest: its root is 0
  * (uf_join keeps the smaller root, and the largest region is 0). Once
  * joined, always joined, so the answer is kept. */
@@ -955,6 +1015,9 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
     const size_t i = at - ((size_t)y + 1) * s; /* in out[], framed */
     c->off = (size_t)(y & ~UINT32_C(3)) * s;
     uint64_t near = NEAR_UNKNOWN;
+    /* Layer 1: one region around the word (most words), or NONE. */
+    const uint32_t one = first && (wk->s | wk->xb) ? uniform_reg(c, at, y, i, fu, fd, f0, fl, fr)
+                                                   : NONE;
     if (y != c->met_row) { /* the bits of a row not just above are never read */
         uint64_t *row = c->out_up;
         c->out_up = c->out;
@@ -977,7 +1040,55 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
         const size_t r0 = (size_t)(base - (fcell *)c->cells1.p);
         near = near_out(c, y, at, fu, fd, f0, fl, fr, first);
         uint64_t mine = 0, packed = 0;
-        if (near) {
+        if (one != NONE) {
+            /* Layer 1 with one region R around: every owner is R (its
+             * source the first neighbour of layer 0: up, left, right, down),
+             * inside or outside alike, and no cell makes an even edge. The
+             * odd edges as the loop below finds them, in its order: with
+             * the largest region at the first cell beside it (if R has none
+             * this layer yet), with a small cell above, with the small cell
+             * just left (another region's only across the word's edge). */
+            const uint64_t out = outside(c, one);
+            const uint64_t all = cnt == 64 ? ~UINT64_C(0) : (UINT64_C(1) << cnt) - 1;
+            mine = out ? sm : 0;
+            packed = out ? all : 0;
+            const uint64_t cu = sm & fu, cl = sm & fleft & ~fu, cr = sm & fright & ~(fu | fleft);
+            const uint64_t cd = sm & ~(fu | fleft | fright);
+#define PLACE1(cls, d)                                                                             \
+    for (uint64_t m = (cls); m; m &= m - 1) {                                                      \
+        const unsigned b = (unsigned)__builtin_ctzll(m);                                           \
+        base[__builtin_popcountll(sm & BELOW(b))] = (fcell){one, cell0 + b + (d)};                 \
+    }
+            PLACE1(cu, -w)
+            PLACE1(cl, -1u)
+            PLACE1(cr, 1u)
+            PLACE1(cd, w)
+#undef PLACE1
+            const uint64_t bany = bu | bleft | bright | bd;
+            const uint64_t big1 = c->odd_big[one] != k ? sm & bany & -(sm & bany) : 0;
+            for (uint64_t m = big1 | (sm & nu) | (sm & nleft & 1); m; m &= m - 1) {
+                const unsigned b = (unsigned)__builtin_ctzll(m);
+                const uint32_t cell = cell0 + b;
+                const fcell *me = base + __builtin_popcountll(sm & BELOW(b));
+                const end from = {one, cell, k, me->src};
+                if ((big1 >> b) & 1) {
+                    c->odd_big[one] = k;
+                    const uint32_t to = (bu >> b) & 1       ? cell - w
+                                        : (bleft >> b) & 1  ? cell - 1
+                                        : (bright >> b) & 1 ? cell + 1
+                                                            : cell + w;
+                    add_odd(c, from, (end){BIG, to, k, NONE});
+                }
+                if ((nu >> b) & 1) {
+                    const fcell *o =
+                        (const fcell *)c->cells1.p + rank_in(c->pre1, at - s - c->off, nu, b);
+                    if (o->reg != one)
+                        add_odd(c, from, (end){o->reg, cell - w, k, o->src});
+                }
+                if (!b && (nleft & 1) && me[-1].reg != one)
+                    add_odd(c, from, (end){me[-1].reg, cell - 1, k, me[-1].src});
+            }
+        } else if (near) {
             /* A region around may be outside: cell by cell, owners and
              * edges together, in the order of regions/connect.c's meet. */
             const uint64_t bany = bu | bleft | bright | bd;
@@ -1080,6 +1191,18 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
         near = near_out(c, y, at, fu, fd, f0, fl, fr, first);
     if (!near)
         xb = 0;
+    if (xb && one != NONE) {
+        /* Every edge here is with R: the first decides (taken or already
+         * joined), the rest find the two joined. */
+        const unsigned b = (unsigned)__builtin_ctzll(xb);
+        const uint32_t cell = y * w + x0 + b;
+        const uint32_t nb = (fu >> b) & 1       ? cell - w
+                            : (fleft >> b) & 1  ? cell - 1
+                            : (fright >> b) & 1 ? cell + 1
+                                                : cell + w;
+        add_even(c, (end){BIG, cell, k, NONE}, (end){one, nb, k - 1, nb});
+        xb = 0;
+    }
     for (uint64_t m = xb; m; m &= m - 1) {
         const unsigned b = (unsigned)__builtin_ctzll(m);
         const uint32_t x = x0 + b, cell = y * w + x;
@@ -1614,6 +1737,7 @@ static void search_free(search *c)
     cg__free(c->out_up);
     cg__free(c->out);
     cg__free(c->inbig);
+    cg__free(c->mixed);
     cg__free(c->odd_big);
     cg__free(c->pre0);
     cg__free(c->pre1);
