@@ -83,6 +83,7 @@ typedef struct work {
 
 typedef struct vec {
     void *p;
+    void *block; /* the allocation p is in, when not p itself (huge_block), or NULL */
     size_t n, cap, elem;
     int small_pages; /* reserved far beyond its use: no huge pages */
 } vec;
@@ -92,6 +93,42 @@ typedef struct vec {
  * as many spans as cells, a flood's depth used - a few kilobytes on a cave
  * map): its first touch would have the system clear a whole huge page. */
 #define HUGE_LIST ((size_t)4 << 20)
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/* A block of bytes (zeroed with zero set) starting on a 2 MiB boundary,
+ * advised onto huge pages, from HUGE_LIST bytes on; *block gets the allocation to free. Only the
+ * whole 2 MiB pages of a block can be huge, and the large lists and
+ * bitboards are written from their start: from malloc's address the first
+ * megabyte or so would be 4 KB pages, each a page fault (about 11 us each
+ * on the virtual machine the figures in docs/regions.md come from, against
+ * 0.12 ms for a whole huge page). The 2 MiB more are address space, only
+ * touched if used. */
+static void *huge_block(size_t bytes, int zero, void **block)
+{
+    *block = NULL;
+    if (bytes < HUGE_LIST) { /* a small map's: as it comes */
+        void *p = zero ? cg__calloc(bytes ? bytes : 1, 1) : cg__malloc(bytes ? bytes : 1);
+        *block = p;
+        return p;
+    }
+    if (bytes > SIZE_MAX - HUGE_PAGE)
+        return NULL;
+    char *raw = cg__malloc(bytes + HUGE_PAGE);
+    if (!raw)
+        return NULL;
+    char *p = raw + ((HUGE_PAGE - ((uintptr_t)raw & (HUGE_PAGE - 1))) & (HUGE_PAGE - 1));
+    cg__mem_advise_huge(p, bytes);
+    if (zero) /* after the advice: calloc may write the pages before it */
+        memset(p, 0, bytes);
+    *block = raw;
+    return p;
+}
+
+INLINE void vec_free(vec *v)
+{
+    cg__free(v->block ? v->block : v->p);
+    v->p = v->block = NULL;
+}
 
 static cg_status vec_grow(vec *v, size_t more)
 {
@@ -101,12 +138,23 @@ static cg_status vec_grow(vec *v, size_t more)
             return CG_EOVERFLOW;
         cap *= 2;
     }
+    /* The fronts' cells, the runs: reserved up front, on huge pages from
+     * their start. */
+    if (cap * v->elem >= HUGE_LIST && !v->small_pages) {
+        void *block, *p = huge_block(cap * v->elem, 0, &block);
+        if (!p)
+            return CG_ENOMEM;
+        if (v->n)
+            memcpy(p, v->p, v->n * v->elem);
+        vec_free(v);
+        v->p = p;
+        v->block = block;
+        v->cap = cap;
+        return CG_OK;
+    }
     void *p = cg__realloc(v->p, cap * v->elem);
     if (!p)
         return CG_ENOMEM;
-    /* The fronts' cells, the runs: reserved up front. */
-    if (cap * v->elem >= HUGE_LIST && !v->small_pages)
-        cg__mem_advise_huge(p, cap * v->elem);
     v->p = p;
     v->cap = cap;
     return CG_OK;
@@ -126,7 +174,7 @@ typedef struct search {
     uint32_t w, h;
     size_t nw, stride, ncw;
     uint64_t last;          /* in-map bits of a row's last word */
-    uint64_t *boards;       /* the block holding f0, f1 and terr */
+    void *boards;           /* the block holding f0, f1 and terr (huge_block) */
     uint64_t *f0, *f1;      /* layer k - 1; layer k (layer k - 2 until overwritten) */
     uint64_t *terr;         /* the largest region's territory, all layers so far: its cells
                                of a layer are that layer's bitboard & terr */
@@ -426,8 +474,7 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
             if ((st = flood(c, x, y, ++nid)) != CG_OK)
                 return st;
         }
-        cg__free(c->stack.p);
-        c->stack.p = NULL;
+        vec_free(&c->stack);
         if ((st = sort_runs(c)) != CG_OK)
             return st;
     }
@@ -1748,19 +1795,19 @@ static void search_free(search *c)
     cg__free(c->rows0);
     cg__free(c->rows1);
     cg__free(c->rows);
-    cg__free(c->cells0.p);
-    cg__free(c->cells1.p);
-    cg__free(c->out0.p);
-    cg__free(c->out1.p);
-    cg__free(c->work.p);
-    cg__free(c->odd.p);
-    cg__free(c->runs.p);
+    vec_free(&c->cells0);
+    vec_free(&c->cells1);
+    vec_free(&c->out0);
+    vec_free(&c->out1);
+    vec_free(&c->work);
+    vec_free(&c->odd);
+    vec_free(&c->runs);
     cg__free(c->run_row);
-    cg__free(c->stack.p);
+    vec_free(&c->stack);
     cg__free(c->k.uf);
     cg__free(c->win);
     cg__free(c->kr);
-    cg__free(c->orun.p);
+    vec_free(&c->orun);
 }
 
 /* The floor's runs and cells. */
@@ -1822,7 +1869,7 @@ static cg_status voronoi(cg_grid *g, uint32_t width, uint64_t *corridors, int wi
     cg__labeller lb;
     cg_status st = cg__label(&lb, g, 0, by_runs ? keep_runs : NULL, &c);
     if (st != CG_OK) {
-        cg__free(c.runs.p);
+        vec_free(&c.runs);
         return st;
     }
     if (c.k.oom)
@@ -1831,7 +1878,7 @@ static cg_status voronoi(cg_grid *g, uint32_t width, uint64_t *corridors, int wi
     const uint32_t largest = cg__largest_root(&lb, &roots);
     if (roots <= 1) {
         cg__labeller_free(&lb);
-        cg__free(c.runs.p);
+        vec_free(&c.runs);
         return st;
     }
     c.w = g->w;
@@ -1850,15 +1897,16 @@ static cg_status voronoi(cg_grid *g, uint32_t width, uint64_t *corridors, int wi
      * gives them: fewer page faults and TLB misses over the layers. */
     if (words > SIZE_MAX / 3 / sizeof(uint64_t)) {
         cg__labeller_free(&lb);
-        cg__free(c.runs.p);
+        vec_free(&c.runs);
         return CG_EOVERFLOW;
     }
-    c.boards = cg__calloc(3 * words, sizeof(uint64_t));
-    if (c.boards) {
-        cg__mem_advise_huge(c.boards, 3 * words * sizeof(uint64_t));
-        c.f0 = c.boards;
-        c.f1 = c.boards + words;
-        c.terr = c.boards + 2 * words;
+    void *block = NULL;
+    uint64_t *boards = huge_block(3 * words * sizeof(uint64_t), 1, &block);
+    c.boards = block;
+    if (boards) {
+        c.f0 = boards;
+        c.f1 = boards + words;
+        c.terr = boards + 2 * words;
     }
     c.out_up = cg__calloc(c.stride, sizeof(uint64_t));
     c.out = cg__calloc(c.stride, sizeof(uint64_t));
