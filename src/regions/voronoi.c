@@ -489,36 +489,37 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
     c->mixed = cg__calloc(nbits / 64 + 1, sizeof *c->mixed);
     if (!c->mixed)
         return CG_ENOMEM;
-    /* A word's runs are next to each other in scan order: it is mixed when
-     * two of them in a row are of different regions. */
-    size_t last_word = SIZE_MAX;
-    uint32_t last_reg = NONE;
-    for (size_t j = 0; j < c->runs.n; j++) {
-        const uint32_t y = r[j].key / c->w, x = r[j].key - y * c->w;
-        const size_t wa = (size_t)y * c->nw + (x >> 6);
-        if (wa == last_word && r[j].reg != last_reg)
-            c->mixed[wa >> 6] |= UINT64_C(1) << (wa & 63);
-        last_word = (size_t)y * c->nw + ((x + r[j].len - 1) >> 6);
-        last_reg = r[j].reg;
-        for (uint32_t e = count + r[j].len; count < e;)
-            cell[count++] = r[j].reg;
-    }
-    c->cells0.n = count;
-    /* Each row's first run, for big_at. */
+    /* One pass over the runs, row by row (no division per run): the small
+     * cells' regions, each row's first run (run_at), the words with small
+     * cells (s0), and the mixed words - a word's runs are next to each
+     * other in scan order, so it is mixed when two of them in a row are of
+     * different regions. */
     c->run_row = cg__malloc(((size_t)c->h + 1) * sizeof *c->run_row);
     if (!c->run_row)
         return CG_ENOMEM;
-    for (size_t j = 0, y = 0; y <= c->h; y++) {
-        while (j < c->runs.n && r[j].key / c->w < y)
-            j++;
-        c->run_row[y] = j;
-    }
+    size_t j = 0;
     for (uint32_t y = 0; y < c->h; y++) {
-        const size_t at = at_of(c, y, 0);
-        uint64_t *m = c->s0 + ((size_t)y + 1) * c->ncw;
-        for (size_t i = 0; i < c->nw; i++)
-            m[i >> 6] |= (uint64_t)((c->f0[at + i] & ~c->terr[at + i]) != 0) << (i & 63);
+        c->run_row[y] = j;
+        const uint32_t row0 = y * c->w, row1 = row0 + c->w; /* w * h fits: voronoi */
+        const size_t words = (size_t)y * c->nw;
+        uint64_t *sm = c->s0 + ((size_t)y + 1) * c->ncw; /* the row's words with small cells */
+        size_t last_word = SIZE_MAX;
+        uint32_t last_reg = NONE;
+        for (; j < c->runs.n && r[j].key < row1; j++) {
+            const uint32_t x = r[j].key - row0;
+            const size_t wa = words + (x >> 6);
+            if (wa == last_word && r[j].reg != last_reg)
+                c->mixed[wa >> 6] |= UINT64_C(1) << (wa & 63);
+            last_word = words + ((x + r[j].len - 1) >> 6);
+            last_reg = r[j].reg;
+            for (size_t i = x >> 6; i <= last_word - words; i++)
+                sm[i >> 6] |= UINT64_C(1) << (i & 63);
+            for (uint32_t e = count + r[j].len; count < e;)
+                cell[count++] = r[j].reg;
+        }
     }
+    c->run_row[c->h] = j;
+    c->cells0.n = count;
     return CG_OK;
 }
 
@@ -540,22 +541,33 @@ static size_t run_at(const search *c, uint32_t y, uint32_t key)
     return lo > c->run_row[y] && key < r[lo - 1].key + r[lo - 1].len ? lo - 1 : SIZE_MAX;
 }
 
+/* Whether (x, y), a floor cell, is the largest region's: on terr. terr
+ * is the floor less the small regions' runs after layer 0, and the cells
+ * the layers add to it are rock, so its floor cells are exactly the
+ * largest region's. */
+INLINE int on_terr(const search *c, uint32_t x, uint32_t y)
+{
+    return (int)((c->terr[at_of(c, y, x >> 6)] >> (x & 63)) & 1);
+}
+
 /* The region whose floor (x, y) is: NONE for rock, BIG for the largest. */
 static uint32_t floor_reg(const search *c, uint32_t x, uint32_t y)
 {
     if (!cg__is_floor(c->k.g, x, y))
         return NONE;
+    if (on_terr(c, x, y))
+        return BIG;
     const size_t i = run_at(c, y, y * c->w + x);
     return i == SIZE_MAX ? BIG : ((const srun *)c->runs.p)[i].reg;
 }
 
 /* Whether (x, y) is the largest region's floor: floor on the map (not
- * carved yet: the corridors wait until the search is over) and in none of
- * the small regions' runs (sorted, found by binary search). Only asked when
- * a corridor's end in the largest region is looked for. */
+ * carved yet: the corridors wait until the search is over) and on terr.
+ * Only asked when a corridor's end in the largest region is looked for. */
 static int big_at(const cg__kruskal *k, int64_t x, int64_t y)
 {
-    return floor_reg(k->ctx, (uint32_t)x, (uint32_t)y) == BIG;
+    const search *c = k->ctx;
+    return cg__is_floor(k->g, x, y) && on_terr(c, (uint32_t)x, (uint32_t)y);
 }
 
 /* ------------------------------------------------------------- layers */
@@ -1412,7 +1424,9 @@ static uint32_t probe_row(search *c, uint32_t x, uint32_t y, int dir, uint32_t m
         if (d > max)
             return UINT32_MAX;
         ++*looked;
-        /* The run holding q: a small region's, or the largest's floor. */
+        if (on_terr(c, (uint32_t)q, y)) /* the largest region's floor */
+            return (uint32_t)d;
+        /* The run holding q: a small region's. */
         const size_t i = run_at(c, y, y * c->w + (uint32_t)q);
         if (i == SIZE_MAX || !outside(c, r[i].reg))
             return (uint32_t)d;
@@ -1901,12 +1915,22 @@ static cg_status voronoi(cg_grid *g, uint32_t width, uint64_t *corridors, int wi
         return CG_EOVERFLOW;
     }
     void *block = NULL;
-    uint64_t *boards = huge_block(3 * words * sizeof(uint64_t), 1, &block);
+    uint64_t *boards = huge_block(3 * words * sizeof(uint64_t), 0, &block);
     c.boards = block;
     if (boards) {
         c.f0 = boards;
         c.f1 = boards + words;
         c.terr = boards + 2 * words;
+        /* f1 starts empty (layer -1); layer 0 writes every in-map word of
+         * f0 and terr, so only their frames are cleared here. */
+        memset(c.f1, 0, words * sizeof(uint64_t));
+        for (int b = 0; b < 2; b++) {
+            uint64_t *f = b ? c.terr : c.f0;
+            memset(f, 0, c.stride * sizeof(uint64_t));
+            memset(f + ((size_t)c.h + 1) * c.stride, 0, c.stride * sizeof(uint64_t));
+            for (size_t y = 1; y <= c.h; y++)
+                f[y * c.stride] = f[y * c.stride + c.stride - 1] = 0;
+        }
     }
     c.out_up = cg__calloc(c.stride, sizeof(uint64_t));
     c.out = cg__calloc(c.stride, sizeof(uint64_t));
