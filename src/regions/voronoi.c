@@ -101,8 +101,8 @@ typedef struct vec {
  * bitboards are written from their start: from malloc's address the first
  * megabyte or so would be 4 KB pages, each a page fault (about 11 us each
  * on the virtual machine the figures in docs/regions.md come from, against
- * 0.12 ms for a whole huge page). The 2 MiB more are address space, only
- * touched if used. */
+ * 0.12 ms for a whole huge page). The block is rounded up to whole huge
+ * pages, plus one for the alignment: address space, only touched if used. */
 static void *huge_block(size_t bytes, int zero, void **block)
 {
     *block = NULL;
@@ -111,13 +111,15 @@ static void *huge_block(size_t bytes, int zero, void **block)
         *block = p;
         return p;
     }
-    if (bytes > SIZE_MAX - HUGE_PAGE)
+    if (bytes > SIZE_MAX - 2 * HUGE_PAGE)
         return NULL;
-    char *raw = cg__malloc(bytes + HUGE_PAGE);
+    /* Whole huge pages, the last one too. */
+    const size_t span = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+    char *raw = cg__malloc(span + HUGE_PAGE);
     if (!raw)
         return NULL;
     char *p = raw + ((HUGE_PAGE - ((uintptr_t)raw & (HUGE_PAGE - 1))) & (HUGE_PAGE - 1));
-    cg__mem_advise_huge(p, bytes);
+    cg__mem_advise_huge(p, span);
     if (zero) /* after the advice: calloc may write the pages before it */
         memset(p, 0, bytes);
     *block = raw;
@@ -567,7 +569,8 @@ static uint32_t floor_reg(const search *c, uint32_t x, uint32_t y)
 static int big_at(const cg__kruskal *k, int64_t x, int64_t y)
 {
     const search *c = k->ctx;
-    return cg__is_floor(k->g, x, y) && on_terr(c, (uint32_t)x, (uint32_t)y);
+    /* terr first: it is on huge pages, the map's rows may not be. */
+    return on_terr(c, (uint32_t)x, (uint32_t)y) && cg__is_floor(k->g, x, y);
 }
 
 /* ------------------------------------------------------------- layers */
