@@ -31,7 +31,9 @@
  *    largest region: its floor is the map's floor outside the small
  *    regions' runs - no bitboard of its own).
  *  - Owners, and the edges looked for only where one can be taken: see
- *    meet_word.
+ *    meet_word. In layer 1 a word whose small neighbours of layer 0 are
+ *    all of one region has its owners placed with one lookup (uniform_reg).
+ *  - The bitboards and the large lists start on huge pages (huge_block).
  *
  * Which words of a row to compute: a per-row bitmask of the front's
  * nonzero words, dilated by one word and one row, so a sparse front costs
