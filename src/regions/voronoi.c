@@ -97,14 +97,22 @@ typedef struct vec {
 #define HUGE_LIST ((size_t)4 << 20)
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 
-/* A block of bytes (zeroed with zero set) starting on a 2 MiB boundary,
- * advised onto huge pages, from HUGE_LIST bytes on; *block gets the allocation to free. Only the
- * whole 2 MiB pages of a block can be huge, and the large lists and
- * bitboards are written from their start: from malloc's address the first
- * megabyte or so would be 4 KB pages, each a page fault (about 11 us each
- * on the virtual machine the figures in docs/regions.md come from, against
- * 0.12 ms for a whole huge page). The block is rounded up to whole huge
- * pages, plus one for the alignment: address space, only touched if used. */
+/* Only the whole 2 MiB pages of a block can be huge, and the large lists
+ * and the bitboards are written from their start: from malloc's address
+ * the first megabyte or so would be 4 KB pages, each a page fault (about
+ * 11 us each on the virtual machine the figures in docs/regions.md come
+ * from, against 0.12 ms for a whole huge page). So they start on a 2 MiB
+ * boundary. */
+INLINE char *huge_align(char *p)
+{
+    return p + ((HUGE_PAGE - ((uintptr_t)p & (HUGE_PAGE - 1))) & (HUGE_PAGE - 1));
+}
+
+/* The bitboards' block of bytes (zeroed with zero set), from HUGE_LIST
+ * bytes on starting on a 2 MiB boundary and advised onto huge pages; *block
+ * gets the allocation to free. It is rounded up to whole huge pages, plus
+ * one for the alignment: address space, only touched if used, but counted
+ * by the memory budget. */
 static void *huge_block(size_t bytes, int zero, void **block)
 {
     *block = NULL;
@@ -120,7 +128,7 @@ static void *huge_block(size_t bytes, int zero, void **block)
     char *raw = cg__malloc(span + HUGE_PAGE);
     if (!raw)
         return NULL;
-    char *p = raw + ((HUGE_PAGE - ((uintptr_t)raw & (HUGE_PAGE - 1))) & (HUGE_PAGE - 1));
+    char *p = huge_align(raw);
     cg__mem_advise_huge(p, span);
     if (zero) /* after the advice: calloc may write the pages before it */
         memset(p, 0, bytes);
@@ -143,17 +151,26 @@ static cg_status vec_grow(vec *v, size_t more)
         cap *= 2;
     }
     /* The fronts' cells, the runs: reserved up front, on huge pages from
-     * their start. */
-    if (cap * v->elem >= HUGE_LIST && !v->small_pages) {
-        void *block, *p = huge_block(cap * v->elem, 0, &block);
-        if (!p)
+     * their start - the block's first 2 MiB boundary, where the room after
+     * it is enough (the room is a power of two of the elements, so it
+     * mostly is): no more bytes than the list asks for. */
+    const size_t bytes = cap * v->elem;
+    if (bytes >= HUGE_LIST && !v->small_pages) {
+        char *raw = cg__malloc(bytes), *p = raw;
+        if (!raw)
             return CG_ENOMEM;
+        size_t room = cap;
+        if ((size_t)(raw + bytes - huge_align(raw)) / v->elem >= v->n + more) {
+            p = huge_align(raw);
+            room = (size_t)(raw + bytes - p) / v->elem;
+        }
+        cg__mem_advise_huge(p, (size_t)(raw + bytes - p));
         if (v->n)
             memcpy(p, v->p, v->n * v->elem);
         vec_free(v);
         v->p = p;
-        v->block = block;
-        v->cap = cap;
+        v->block = raw;
+        v->cap = room;
         return CG_OK;
     }
     void *p = cg__realloc(v->p, cap * v->elem);
