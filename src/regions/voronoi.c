@@ -33,7 +33,7 @@
  *  - Owners, and the edges looked for only where one can be taken: see
  *    meet_word. In layer 1 a word whose small neighbours of layer 0 are
  *    all of one region has its owners placed with one lookup (uniform_reg).
- *  - The bitboards and the large lists start on huge pages (huge_block).
+ *  - The bitboards and the large lists start on huge pages (huge_align).
  *
  * Which words of a row to compute: a per-row bitmask of the front's
  * nonzero words, dilated by one word and one row, so a sparse front costs
@@ -85,7 +85,7 @@ typedef struct work {
 
 typedef struct vec {
     void *p;
-    void *block; /* the allocation p is in, when not p itself (huge_block), or NULL */
+    void *block; /* the allocation p is in (a large list's: vec_grow), or NULL: p is */
     size_t n, cap, elem;
     int small_pages; /* reserved far beyond its use: no huge pages */
 } vec;
@@ -108,16 +108,16 @@ INLINE char *huge_align(char *p)
     return p + ((HUGE_PAGE - ((uintptr_t)p & (HUGE_PAGE - 1))) & (HUGE_PAGE - 1));
 }
 
-/* The bitboards' block of bytes (zeroed with zero set), from HUGE_LIST
- * bytes on starting on a 2 MiB boundary and advised onto huge pages; *block
- * gets the allocation to free. It is rounded up to whole huge pages, plus
- * one for the alignment: address space, only touched if used, but counted
- * by the memory budget. */
-static void *huge_block(size_t bytes, int zero, void **block)
+/* The bitboards' block of bytes (not cleared), from HUGE_LIST bytes on
+ * starting on a 2 MiB boundary and advised onto huge pages; *block gets the
+ * allocation to free. It is rounded up to whole huge pages, plus one for
+ * the alignment: address space, only touched if used, but counted by the
+ * memory budget. */
+static void *huge_block(size_t bytes, void **block)
 {
     *block = NULL;
     if (bytes < HUGE_LIST) { /* a small map's: as it comes */
-        void *p = zero ? cg__calloc(bytes ? bytes : 1, 1) : cg__malloc(bytes ? bytes : 1);
+        void *p = cg__malloc(bytes ? bytes : 1);
         *block = p;
         return p;
     }
@@ -130,8 +130,6 @@ static void *huge_block(size_t bytes, int zero, void **block)
         return NULL;
     char *p = huge_align(raw);
     cg__mem_advise_huge(p, span);
-    if (zero) /* after the advice: calloc may write the pages before it */
-        memset(p, 0, bytes);
     *block = raw;
     return p;
 }
@@ -1937,7 +1935,7 @@ static cg_status voronoi(cg_grid *g, uint32_t width, uint64_t *corridors, int wi
         return CG_EOVERFLOW;
     }
     void *block = NULL;
-    uint64_t *boards = huge_block(3 * words * sizeof(uint64_t), 0, &block);
+    uint64_t *boards = huge_block(3 * words * sizeof(uint64_t), &block);
     c.boards = block;
     if (boards) {
         c.f0 = boards;
