@@ -31,7 +31,9 @@
  *    largest region: its floor is the map's floor outside the small
  *    regions' runs - no bitboard of its own).
  *  - Owners, and the edges looked for only where one can be taken: see
- *    meet_word.
+ *    meet_word. In layer 1 a word whose small neighbours of layer 0 are
+ *    all of one region has its owners placed with one lookup (uniform_reg).
+ *  - The bitboards and the large lists start on huge pages (huge_align).
  *
  * Which words of a row to compute: a per-row bitmask of the front's
  * nonzero words, dilated by one word and one row, so a sparse front costs
@@ -83,6 +85,7 @@ typedef struct work {
 
 typedef struct vec {
     void *p;
+    void *block; /* the allocation p is in (a large list's: vec_grow), or NULL: p is */
     size_t n, cap, elem;
     int small_pages; /* reserved far beyond its use: no huge pages */
 } vec;
@@ -92,6 +95,50 @@ typedef struct vec {
  * as many spans as cells, a flood's depth used - a few kilobytes on a cave
  * map): its first touch would have the system clear a whole huge page. */
 #define HUGE_LIST ((size_t)4 << 20)
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/* Only the whole 2 MiB pages of a block can be huge, and the large lists
+ * and the bitboards are written from their start: from malloc's address
+ * the first megabyte or so would be 4 KB pages, each a page fault (about
+ * 11 us each on the virtual machine the figures in docs/regions.md come
+ * from, against 0.12 ms for a whole huge page). So they start on a 2 MiB
+ * boundary. */
+INLINE char *huge_align(char *p)
+{
+    return p + ((HUGE_PAGE - ((uintptr_t)p & (HUGE_PAGE - 1))) & (HUGE_PAGE - 1));
+}
+
+/* The bitboards' block of bytes (not cleared), from HUGE_LIST bytes on
+ * starting on a 2 MiB boundary and advised onto huge pages; *block gets the
+ * allocation to free. It is rounded up to whole huge pages, plus one for
+ * the alignment: address space, only touched if used, but counted by the
+ * memory budget. */
+static void *huge_block(size_t bytes, void **block)
+{
+    *block = NULL;
+    if (bytes < HUGE_LIST) { /* a small map's: as it comes */
+        void *p = cg__malloc(bytes ? bytes : 1);
+        *block = p;
+        return p;
+    }
+    if (bytes > SIZE_MAX - 2 * HUGE_PAGE)
+        return NULL;
+    /* Whole huge pages, the last one too. */
+    const size_t span = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+    char *raw = cg__malloc(span + HUGE_PAGE);
+    if (!raw)
+        return NULL;
+    char *p = huge_align(raw);
+    cg__mem_advise_huge(p, span);
+    *block = raw;
+    return p;
+}
+
+INLINE void vec_free(vec *v)
+{
+    cg__free(v->block ? v->block : v->p);
+    v->p = v->block = NULL;
+}
 
 static cg_status vec_grow(vec *v, size_t more)
 {
@@ -101,12 +148,32 @@ static cg_status vec_grow(vec *v, size_t more)
             return CG_EOVERFLOW;
         cap *= 2;
     }
+    /* The fronts' cells, the runs: reserved up front, on huge pages from
+     * their start - the block's first 2 MiB boundary, where the room after
+     * it is enough (the room is a power of two of the elements, so it
+     * mostly is): no more bytes than the list asks for. */
+    const size_t bytes = cap * v->elem;
+    if (bytes >= HUGE_LIST && !v->small_pages) {
+        char *raw = cg__malloc(bytes), *p = raw;
+        if (!raw)
+            return CG_ENOMEM;
+        size_t room = cap;
+        if ((size_t)(raw + bytes - huge_align(raw)) / v->elem >= v->n + more) {
+            p = huge_align(raw);
+            room = (size_t)(raw + bytes - p) / v->elem;
+        }
+        cg__mem_advise_huge(p, (size_t)(raw + bytes - p));
+        if (v->n)
+            memcpy(p, v->p, v->n * v->elem);
+        vec_free(v);
+        v->p = p;
+        v->block = raw;
+        v->cap = room;
+        return CG_OK;
+    }
     void *p = cg__realloc(v->p, cap * v->elem);
     if (!p)
         return CG_ENOMEM;
-    /* The fronts' cells, the runs: reserved up front. */
-    if (cap * v->elem >= HUGE_LIST && !v->small_pages)
-        cg__mem_advise_huge(p, cap * v->elem);
     v->p = p;
     v->cap = cap;
     return CG_OK;
@@ -126,13 +193,15 @@ typedef struct search {
     uint32_t w, h;
     size_t nw, stride, ncw;
     uint64_t last;          /* in-map bits of a row's last word */
-    uint64_t *boards;       /* the block holding f0, f1 and terr */
+    void *boards;           /* the block holding f0, f1 and terr (huge_block) */
     uint64_t *f0, *f1;      /* layer k - 1; layer k (layer k - 2 until overwritten) */
     uint64_t *terr;         /* the largest region's territory, all layers so far: its cells
                                of a layer are that layer's bitboard & terr */
     uint64_t *out_up, *out; /* per word of the row above, of this row: small cells of layer k
                                whose region was outside the largest's component */
     uint8_t *inbig;         /* per region: known to be joined to the largest */
+    uint64_t *mixed; /* per word of the map (y * nw + i), a bit: its small cells of layer 0
+                        are of more than one region (layer 1's lookups, uniform_reg) */
     uint32_t nid;           /* the regions other than the largest: 1 .. nid */
     uint32_t *odd_big;      /* per region: the last layer it had an odd edge with the largest */
     uint32_t met_row;       /* the row out[] is of */
@@ -269,36 +338,57 @@ static cg_status flood(search *c, uint32_t x, uint32_t y, uint32_t reg)
 }
 
 /* The small regions' runs in scan order: least significant digit radix
- * sort on the key, 12 bits a pass, as many passes as the keys need. */
+ * sort on the key, 12 bits a pass, as many passes as the keys need; every
+ * digit's counts from one read of the runs.
+ *
+ * The second buffer is the list's own room past its runs where it has
+ * room for as many again (it was reserved for a run per cell, so on a cave
+ * it has): those pages are on the list's huge pages, and a fresh buffer's
+ * first touch - a page fault per 4 KB on a 1.7 MB buffer on the 4096x4096
+ * bench map - cost more than the passes. */
 #define DIGIT 12
+#define DIGITS 3 /* keys are under 2^32 (the map's cells) */
 static cg_status sort_runs(search *c)
 {
     const size_t n = c->runs.n;
     const uint64_t max = (uint64_t)c->w * c->h;
     const uint32_t mask = (1u << DIGIT) - 1;
-    srun *a = c->runs.p, *b = cg__malloc((n ? n : 1) * sizeof *b);
-    if (b && n * sizeof *b >= HUGE_LIST)
+    unsigned passes = 0;
+    while (passes < DIGITS && (max >> (passes * DIGIT)))
+        passes++;
+    if (n < 2)
+        return CG_OK;
+    srun *const base = c->runs.p, *a = base, *b = NULL;
+    const int own = c->runs.cap - n >= n;
+    if (own)
+        b = base + n;
+    else if ((b = cg__malloc(n * sizeof *b)) != NULL && n * sizeof *b >= HUGE_LIST)
         cg__mem_advise_huge(b, n * sizeof *b);
-    size_t *count = cg__malloc(((size_t)mask + 2) * sizeof *count);
+    size_t *count = cg__calloc(DIGITS * ((size_t)mask + 2), sizeof *count);
     if (!b || !count) {
-        cg__free(b);
+        if (!own)
+            cg__free(b);
         cg__free(count);
         return CG_ENOMEM;
     }
-    for (unsigned shift = 0; shift < 32 && (max >> shift); shift += DIGIT) {
-        memset(count, 0, ((size_t)mask + 2) * sizeof *count);
-        for (size_t i = 0; i < n; i++)
-            count[((a[i].key >> shift) & mask) + 1]++;
+    for (size_t i = 0; i < n; i++)
+        for (unsigned p = 0; p < passes; p++)
+            count[p * ((size_t)mask + 2) + ((a[i].key >> (p * DIGIT)) & mask) + 1]++;
+    for (unsigned p = 0; p < passes; p++) {
+        size_t *cnt = count + p * ((size_t)mask + 2);
+        const unsigned shift = p * DIGIT;
         for (uint32_t d = 0; d <= mask; d++)
-            count[d + 1] += count[d];
+            cnt[d + 1] += cnt[d];
         for (size_t i = 0; i < n; i++)
-            b[count[(a[i].key >> shift) & mask]++] = a[i];
+            b[cnt[(a[i].key >> shift) & mask]++] = a[i];
         srun *t = a;
         a = b;
         b = t;
     }
-    c->runs.p = a;
-    cg__free(b);
+    if (a != base) /* an odd number of passes: back into the list */
+        memcpy(base, a, n * sizeof *a);
+    if (!own)
+        cg__free(a != base ? a : b);
     cg__free(count);
     return CG_OK;
 }
@@ -403,8 +493,7 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
             if ((st = flood(c, x, y, ++nid)) != CG_OK)
                 return st;
         }
-        cg__free(c->stack.p);
-        c->stack.p = NULL;
+        vec_free(&c->stack);
         if ((st = sort_runs(c)) != CG_OK)
             return st;
     }
@@ -415,25 +504,41 @@ static cg_status layer0(search *c, const cg__labeller *lb, uint32_t largest, int
         return CG_ENOMEM;
     uint32_t *cell = c->cells0.p;
     uint32_t count = 0;
-    for (size_t j = 0; j < c->runs.n; j++)
-        for (uint32_t e = count + r[j].len; count < e;)
-            cell[count++] = r[j].reg;
-    c->cells0.n = count;
-    /* Each row's first run, for big_at. */
+    const size_t nbits = (size_t)c->h * c->nw;
+    c->mixed = cg__calloc(nbits / 64 + 1, sizeof *c->mixed);
+    if (!c->mixed)
+        return CG_ENOMEM;
+    /* One pass over the runs, row by row (no division per run): the small
+     * cells' regions, each row's first run (run_at), the words with small
+     * cells (s0), and the mixed words - a word's runs are next to each
+     * other in scan order, so it is mixed when two of them in a row are of
+     * different regions. */
     c->run_row = cg__malloc(((size_t)c->h + 1) * sizeof *c->run_row);
     if (!c->run_row)
         return CG_ENOMEM;
-    for (size_t j = 0, y = 0; y <= c->h; y++) {
-        while (j < c->runs.n && r[j].key / c->w < y)
-            j++;
-        c->run_row[y] = j;
-    }
+    size_t j = 0;
     for (uint32_t y = 0; y < c->h; y++) {
-        const size_t at = at_of(c, y, 0);
-        uint64_t *m = c->s0 + ((size_t)y + 1) * c->ncw;
-        for (size_t i = 0; i < c->nw; i++)
-            m[i >> 6] |= (uint64_t)((c->f0[at + i] & ~c->terr[at + i]) != 0) << (i & 63);
+        c->run_row[y] = j;
+        const uint32_t row0 = y * c->w, row1 = row0 + c->w; /* w * h fits: voronoi */
+        const size_t words = (size_t)y * c->nw;
+        uint64_t *sm = c->s0 + ((size_t)y + 1) * c->ncw; /* the row's words with small cells */
+        size_t last_word = SIZE_MAX;
+        uint32_t last_reg = NONE;
+        for (; j < c->runs.n && r[j].key < row1; j++) {
+            const uint32_t x = r[j].key - row0;
+            const size_t wa = words + (x >> 6);
+            if (wa == last_word && r[j].reg != last_reg)
+                c->mixed[wa >> 6] |= UINT64_C(1) << (wa & 63);
+            last_word = words + ((x + r[j].len - 1) >> 6);
+            last_reg = r[j].reg;
+            for (size_t i = x >> 6; i <= last_word - words; i++)
+                sm[i >> 6] |= UINT64_C(1) << (i & 63);
+            for (uint32_t e = count + r[j].len; count < e;)
+                cell[count++] = r[j].reg;
+        }
     }
+    c->run_row[c->h] = j;
+    c->cells0.n = count;
     return CG_OK;
 }
 
@@ -455,22 +560,34 @@ static size_t run_at(const search *c, uint32_t y, uint32_t key)
     return lo > c->run_row[y] && key < r[lo - 1].key + r[lo - 1].len ? lo - 1 : SIZE_MAX;
 }
 
+/* Whether (x, y), a floor cell, is the largest region's: on terr. terr
+ * is the floor less the small regions' runs after layer 0, and the cells
+ * the layers add to it are rock, so its floor cells are exactly the
+ * largest region's. */
+INLINE int on_terr(const search *c, uint32_t x, uint32_t y)
+{
+    return (int)((c->terr[at_of(c, y, x >> 6)] >> (x & 63)) & 1);
+}
+
 /* The region whose floor (x, y) is: NONE for rock, BIG for the largest. */
 static uint32_t floor_reg(const search *c, uint32_t x, uint32_t y)
 {
     if (!cg__is_floor(c->k.g, x, y))
         return NONE;
+    if (on_terr(c, x, y))
+        return BIG;
     const size_t i = run_at(c, y, y * c->w + x);
     return i == SIZE_MAX ? BIG : ((const srun *)c->runs.p)[i].reg;
 }
 
 /* Whether (x, y) is the largest region's floor: floor on the map (not
- * carved yet: the corridors wait until the search is over) and in none of
- * the small regions' runs (sorted, found by binary search). Only asked when
- * a corridor's end in the largest region is looked for. */
+ * carved yet: the corridors wait until the search is over) and on terr.
+ * Only asked when a corridor's end in the largest region is looked for. */
 static int big_at(const cg__kruskal *k, int64_t x, int64_t y)
 {
-    return floor_reg(k->ctx, (uint32_t)x, (uint32_t)y) == BIG;
+    const search *c = k->ctx;
+    /* terr first: it is on huge pages, the map's rows may not be. */
+    return on_terr(c, (uint32_t)x, (uint32_t)y) && cg__is_floor(k->g, x, y);
 }
 
 /* ------------------------------------------------------------- layers */
@@ -817,6 +934,49 @@ INLINE uint64_t near_out(const search *c, uint32_t y, size_t at, uint64_t fu, ui
             any_out(c, at - 1, fl) | any_out(c, at + 1, fr)) != 0;
 }
 
+/* Layer 1: the one region of all the small cells of layer 0 in word (y, i)
+ * (i framed: at_of's i + 1), in the words above and below it and in the
+ * cells just left and right of it - or NONE when they are of more than one
+ * (a word counts whole: not mixed) or there are none. Then every owner in
+ * the word is that region and no two cells around make an edge: one lookup
+ * for the word instead of a chain of them per cell. */
+INLINE uint32_t uniform_reg(const search *c, size_t at, uint32_t y, size_t i, uint64_t fu,
+                            uint64_t fd, uint64_t f0, uint64_t fl, uint64_t fr)
+{
+    const uint32_t *reg = c->cells0.p;
+    const size_t s = c->stride, nw = c->nw, wi = (size_t)y * nw + i - 1;
+    const uint64_t *mx = c->mixed;
+    uint32_t r[5];
+    int n = 0;
+    if (f0) {
+        if ((mx[wi >> 6] >> (wi & 63)) & 1)
+            return NONE;
+        r[n++] = reg[c->pre0[at - c->off]];
+    }
+    if (fu) {
+        const size_t q = wi - nw;
+        if ((mx[q >> 6] >> (q & 63)) & 1)
+            return NONE;
+        r[n++] = reg[c->pre0[at - s - c->off]];
+    }
+    if (fd) {
+        const size_t q = wi + nw;
+        if ((mx[q >> 6] >> (q & 63)) & 1)
+            return NONE;
+        r[n++] = reg[c->pre0[at + s - c->off]];
+    }
+    if (fl >> 63)
+        r[n++] = reg[c->pre0[at - 1 - c->off] + (uint32_t)__builtin_popcountll(fl) - 1];
+    if (fr & 1)
+        r[n++] = reg[c->pre0[at + 1 - c->off]];
+    if (!n)
+        return NONE;
+    for (int j = 1; j < n; j++)
+        if (r[j] != r[0])
+            return NONE;
+    return r[0];
+}
+
 /* Whether region r is known to be joined to the largest: its root is 0
  * (uf_join keeps the smaller root, and the largest region is 0). Once
  * joined, always joined, so the answer is kept. */
@@ -934,6 +1094,9 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
     const size_t i = at - ((size_t)y + 1) * s; /* in out[], framed */
     c->off = (size_t)(y & ~UINT32_C(3)) * s;
     uint64_t near = NEAR_UNKNOWN;
+    /* Layer 1: one region around the word (most words), or NONE. */
+    const uint32_t one = first && (wk->s | wk->xb) ? uniform_reg(c, at, y, i, fu, fd, f0, fl, fr)
+                                                   : NONE;
     if (y != c->met_row) { /* the bits of a row not just above are never read */
         uint64_t *row = c->out_up;
         c->out_up = c->out;
@@ -956,7 +1119,55 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
         const size_t r0 = (size_t)(base - (fcell *)c->cells1.p);
         near = near_out(c, y, at, fu, fd, f0, fl, fr, first);
         uint64_t mine = 0, packed = 0;
-        if (near) {
+        if (one != NONE) {
+            /* Layer 1 with one region R around: every owner is R (its
+             * source the first neighbour of layer 0: up, left, right, down),
+             * inside or outside alike, and no cell makes an even edge. The
+             * odd edges as the loop below finds them, in its order: with
+             * the largest region at the first cell beside it (if R has none
+             * this layer yet), with a small cell above, with the small cell
+             * just left (another region's only across the word's edge). */
+            const uint64_t out = outside(c, one);
+            const uint64_t all = cnt == 64 ? ~UINT64_C(0) : (UINT64_C(1) << cnt) - 1;
+            mine = out ? sm : 0;
+            packed = out ? all : 0;
+            const uint64_t cu = sm & fu, cl = sm & fleft & ~fu, cr = sm & fright & ~(fu | fleft);
+            const uint64_t cd = sm & ~(fu | fleft | fright);
+#define PLACE1(cls, d)                                                                             \
+    for (uint64_t m = (cls); m; m &= m - 1) {                                                      \
+        const unsigned b = (unsigned)__builtin_ctzll(m);                                           \
+        base[__builtin_popcountll(sm & BELOW(b))] = (fcell){one, cell0 + b + (d)};                 \
+    }
+            PLACE1(cu, -w)
+            PLACE1(cl, -1u)
+            PLACE1(cr, 1u)
+            PLACE1(cd, w)
+#undef PLACE1
+            const uint64_t bany = bu | bleft | bright | bd;
+            const uint64_t big1 = c->odd_big[one] != k ? sm & bany & -(sm & bany) : 0;
+            for (uint64_t m = big1 | (sm & nu) | (sm & nleft & 1); m; m &= m - 1) {
+                const unsigned b = (unsigned)__builtin_ctzll(m);
+                const uint32_t cell = cell0 + b;
+                const fcell *me = base + __builtin_popcountll(sm & BELOW(b));
+                const end from = {one, cell, k, me->src};
+                if ((big1 >> b) & 1) {
+                    c->odd_big[one] = k;
+                    const uint32_t to = (bu >> b) & 1       ? cell - w
+                                        : (bleft >> b) & 1  ? cell - 1
+                                        : (bright >> b) & 1 ? cell + 1
+                                                            : cell + w;
+                    add_odd(c, from, (end){BIG, to, k, NONE});
+                }
+                if ((nu >> b) & 1) {
+                    const fcell *o =
+                        (const fcell *)c->cells1.p + rank_in(c->pre1, at - s - c->off, nu, b);
+                    if (o->reg != one)
+                        add_odd(c, from, (end){o->reg, cell - w, k, o->src});
+                }
+                if (!b && (nleft & 1) && me[-1].reg != one)
+                    add_odd(c, from, (end){me[-1].reg, cell - 1, k, me[-1].src});
+            }
+        } else if (near) {
             /* A region around may be outside: cell by cell, owners and
              * edges together, in the order of regions/connect.c's meet. */
             const uint64_t bany = bu | bleft | bright | bd;
@@ -1059,6 +1270,18 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
         near = near_out(c, y, at, fu, fd, f0, fl, fr, first);
     if (!near)
         xb = 0;
+    if (xb && one != NONE) {
+        /* Every edge here is with R: the first decides (taken or already
+         * joined), the rest find the two joined. */
+        const unsigned b = (unsigned)__builtin_ctzll(xb);
+        const uint32_t cell = y * w + x0 + b;
+        const uint32_t nb = (fu >> b) & 1       ? cell - w
+                            : (fleft >> b) & 1  ? cell - 1
+                            : (fright >> b) & 1 ? cell + 1
+                                                : cell + w;
+        add_even(c, (end){BIG, cell, k, NONE}, (end){one, nb, k - 1, nb});
+        xb = 0;
+    }
     for (uint64_t m = xb; m; m &= m - 1) {
         const unsigned b = (unsigned)__builtin_ctzll(m);
         const uint32_t x = x0 + b, cell = y * w + x;
@@ -1221,7 +1444,9 @@ static uint32_t probe_row(search *c, uint32_t x, uint32_t y, int dir, uint32_t m
         if (d > max)
             return UINT32_MAX;
         ++*looked;
-        /* The run holding q: a small region's, or the largest's floor. */
+        if (on_terr(c, (uint32_t)q, y)) /* the largest region's floor */
+            return (uint32_t)d;
+        /* The run holding q: a small region's. */
         const size_t i = run_at(c, y, y * c->w + (uint32_t)q);
         if (i == SIZE_MAX || !outside(c, r[i].reg))
             return (uint32_t)d;
@@ -1593,6 +1818,7 @@ static void search_free(search *c)
     cg__free(c->out_up);
     cg__free(c->out);
     cg__free(c->inbig);
+    cg__free(c->mixed);
     cg__free(c->odd_big);
     cg__free(c->pre0);
     cg__free(c->pre1);
@@ -1603,19 +1829,19 @@ static void search_free(search *c)
     cg__free(c->rows0);
     cg__free(c->rows1);
     cg__free(c->rows);
-    cg__free(c->cells0.p);
-    cg__free(c->cells1.p);
-    cg__free(c->out0.p);
-    cg__free(c->out1.p);
-    cg__free(c->work.p);
-    cg__free(c->odd.p);
-    cg__free(c->runs.p);
+    vec_free(&c->cells0);
+    vec_free(&c->cells1);
+    vec_free(&c->out0);
+    vec_free(&c->out1);
+    vec_free(&c->work);
+    vec_free(&c->odd);
+    vec_free(&c->runs);
     cg__free(c->run_row);
-    cg__free(c->stack.p);
+    vec_free(&c->stack);
     cg__free(c->k.uf);
     cg__free(c->win);
     cg__free(c->kr);
-    cg__free(c->orun.p);
+    vec_free(&c->orun);
 }
 
 /* The floor's runs and cells. */
@@ -1677,7 +1903,7 @@ static cg_status voronoi(cg_grid *g, uint32_t width, uint64_t *corridors, int wi
     cg__labeller lb;
     cg_status st = cg__label(&lb, g, 0, by_runs ? keep_runs : NULL, &c);
     if (st != CG_OK) {
-        cg__free(c.runs.p);
+        vec_free(&c.runs);
         return st;
     }
     if (c.k.oom)
@@ -1686,7 +1912,7 @@ static cg_status voronoi(cg_grid *g, uint32_t width, uint64_t *corridors, int wi
     const uint32_t largest = cg__largest_root(&lb, &roots);
     if (roots <= 1) {
         cg__labeller_free(&lb);
-        cg__free(c.runs.p);
+        vec_free(&c.runs);
         return st;
     }
     c.w = g->w;
@@ -1705,15 +1931,26 @@ static cg_status voronoi(cg_grid *g, uint32_t width, uint64_t *corridors, int wi
      * gives them: fewer page faults and TLB misses over the layers. */
     if (words > SIZE_MAX / 3 / sizeof(uint64_t)) {
         cg__labeller_free(&lb);
-        cg__free(c.runs.p);
+        vec_free(&c.runs);
         return CG_EOVERFLOW;
     }
-    c.boards = cg__calloc(3 * words, sizeof(uint64_t));
-    if (c.boards) {
-        cg__mem_advise_huge(c.boards, 3 * words * sizeof(uint64_t));
-        c.f0 = c.boards;
-        c.f1 = c.boards + words;
-        c.terr = c.boards + 2 * words;
+    void *block = NULL;
+    uint64_t *boards = huge_block(3 * words * sizeof(uint64_t), &block);
+    c.boards = block;
+    if (boards) {
+        c.f0 = boards;
+        c.f1 = boards + words;
+        c.terr = boards + 2 * words;
+        /* f1 starts empty (layer -1); layer 0 writes every in-map word of
+         * f0 and terr, so only their frames are cleared here. */
+        memset(c.f1, 0, words * sizeof(uint64_t));
+        for (int b = 0; b < 2; b++) {
+            uint64_t *f = b ? c.terr : c.f0;
+            memset(f, 0, c.stride * sizeof(uint64_t));
+            memset(f + ((size_t)c.h + 1) * c.stride, 0, c.stride * sizeof(uint64_t));
+            for (size_t y = 1; y <= c.h; y++)
+                f[y * c.stride] = f[y * c.stride + c.stride - 1] = 0;
+        }
     }
     c.out_up = cg__calloc(c.stride, sizeof(uint64_t));
     c.out = cg__calloc(c.stride, sizeof(uint64_t));
