@@ -310,6 +310,7 @@ cg_status cg__draw_cells(const cg__step *step, cg__run *run, const cg__draw *d, 
     int have_entrance;
     cg__points p = {0};
     lazy *z = NULL;
+    uint32_t chosen = 0;
     *out = NULL;
     *taken = 0;
     cg_status st = cg__entrance_region(run, &region, &have_entrance, &reached);
@@ -328,13 +329,8 @@ cg_status cg__draw_cells(const cg__step *step, cg__run *run, const cg__draw *d, 
     }
     if (st == CG_OK)
         st = cg__points_init(&p, g->nmarks + d->count, d->spacing);
-    if (st != CG_OK) {
-        cg_grid_free(region);
-        cg__free(z);
-        cg__free(cells);
-        cg__points_free(&p);
-        return st;
-    }
+    if (st != CG_OK)
+        goto done;
     for (size_t i = 0; i < g->nmarks; i++)
         if (d->counts(&g->marks[i]))
             cg__points_add(&p, g->marks[i].x, g->marks[i].y);
@@ -342,7 +338,6 @@ cg_status cg__draw_cells(const cg__step *step, cg__run *run, const cg__draw *d, 
      * one. A cell taken is kept at the front: cells[0 .. chosen-1], all
      * among the ones already looked at. */
     cg__rng rng = {cg__step_rand_key(step, run->seed)};
-    uint32_t chosen = 0;
     size_t i = 0;
     /* Lazily: position i's cell swaps with position j's; position i is
      * never looked at again, so only j needs to remember the cell that was
@@ -353,13 +348,8 @@ cg_status cg__draw_cells(const cg__step *step, cg__run *run, const cg__draw *d, 
             uint64_t *all = NULL;
             size_t all_n = 0;
             st = cg__list_candidates(g, from, &all, &all_n);
-            if (st != CG_OK) {
-                cg_grid_free(region);
-                cg__free(z);
-                cg__free(cells);
-                cg__points_free(&p);
-                return st;
-            }
+            if (st != CG_OK)
+                goto done;
             for (uint32_t m = 0; m < z->nmoved; m++)
                 all[z->at[m]] = z->cell[m];
             memcpy(all, cells, chosen * sizeof *cells); /* positions before i */
@@ -395,9 +385,14 @@ cg_status cg__draw_cells(const cg__step *step, cg__run *run, const cg__draw *d, 
             cells[chosen++] = c;
         }
     }
+done:
     cg_grid_free(region);
     cg__free(z);
     cg__points_free(&p);
+    if (st != CG_OK) {
+        cg__free(cells);
+        return st;
+    }
     *out = cells;
     *taken = chosen;
     return CG_OK;

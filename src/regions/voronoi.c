@@ -608,6 +608,20 @@ INLINE void add_odd(search *c, end a, end b)
         ((edge *)c->odd.p)[c->odd.n++] = (edge){a, b};
 }
 
+/* The odd edge of layer from.dist from a cell (bit b of its word) to the
+ * largest region's floor beside it: above, left, right or below, the first
+ * of those that is (bu, bleft, bright: that floor's words shifted onto the
+ * cell's). */
+INLINE void add_odd_big(search *c, end from, uint64_t bu, uint64_t bleft, uint64_t bright,
+                        unsigned b, uint32_t w)
+{
+    const uint32_t to = (bu >> b) & 1       ? from.cell - w
+                        : (bleft >> b) & 1  ? from.cell - 1
+                        : (bright >> b) & 1 ? from.cell + 1
+                                            : from.cell + w;
+    add_odd(c, from, (end){BIG, to, from.dist, NONE});
+}
+
 /* An edge of weight 2k: nothing lighter is left, so it is taken at once. */
 INLINE void add_even(search *c, end a, end b)
 {
@@ -1152,11 +1166,7 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
                 const end from = {one, cell, k, me->src};
                 if ((big1 >> b) & 1) {
                     c->odd_big[one] = k;
-                    const uint32_t to = (bu >> b) & 1       ? cell - w
-                                        : (bleft >> b) & 1  ? cell - 1
-                                        : (bright >> b) & 1 ? cell + 1
-                                                            : cell + w;
-                    add_odd(c, from, (end){BIG, to, k, NONE});
+                    add_odd_big(c, from, bu, bleft, bright, b, w);
                 }
                 if ((nu >> b) & 1) {
                     const fcell *o =
@@ -1207,11 +1217,7 @@ INLINE cg_status meet_word(search *c, const work *wk, uint32_t k, int first)
                         add_even(c, from, (end){nb[e].reg, nc[e], k - 1, nb[e].src});
                 if ((bany >> b) & 1 && c->odd_big[me.reg] != k) {
                     c->odd_big[me.reg] = k;
-                    const uint32_t to = (bu >> b) & 1       ? cell - w
-                                        : (bleft >> b) & 1  ? cell - 1
-                                        : (bright >> b) & 1 ? cell + 1
-                                                            : cell + w;
-                    add_odd(c, from, (end){BIG, to, k, NONE});
+                    add_odd_big(c, from, bu, bleft, bright, b, w);
                 }
                 if ((nu >> b) & 1) {
                     const fcell *o =
