@@ -878,8 +878,9 @@ int cli_batch_run(const struct cli_run *run)
     for (uint64_t first = 0; first < count && rc == CLI_EXIT_OK; first += b.cap) {
         size_t k = count - first < b.cap ? (size_t)(count - first) : b.cap;
         /* The round's temporary files are created under one block of the
-         * signals, not one each (output.c). */
-        cli_output_hold_signals();
+         * signals, not one each (output.c); a stream creates none. */
+        if (!b.stream)
+            cli_output_hold_signals();
         size_t opened = open_round(&b, k, first);
         cli_output_release_signals();
         if (opened < k)
