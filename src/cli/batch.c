@@ -360,14 +360,6 @@ static int note_made(struct batch *b, const char *dir)
     return 0;
 }
 
-/* Nonzero if paths a and b name files of the same folder. */
-static int same_folder(const char *a, const char *b)
-{
-    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
-    size_t na = sa ? (size_t)(sa - a) : 0, nb = sb ? (size_t)(sb - b) : 0;
-    return na == nb && memcmp(a, b, na) == 0;
-}
-
 /* Creates the missing folders of path, as mkdir -p would: a batch's
  * pattern may name a folder per map. Failures are left to the open. */
 static int make_parents(struct batch *b, const char *path)
@@ -599,7 +591,7 @@ static size_t open_round(struct batch *b, size_t k, uint64_t first)
         }
         if (!b->batch) {
             strcpy(job->path, pattern);
-        } else if ((!b->ready || !same_folder(b->ready, job->path)) &&
+        } else if ((!b->ready || !cli_same_folder(b->ready, job->path)) &&
                    make_parents(b, job->path) != 0) {
             cli_error("out of memory");
             return j;
@@ -607,7 +599,7 @@ static size_t open_round(struct batch *b, size_t k, uint64_t first)
         if (cli_output_open(&job->out, job->path) != CLI_EXIT_OK)
             return j;
         job->opened = 1;
-        if (b->batch && (!b->ready || !same_folder(b->ready, job->path))) {
+        if (b->batch && (!b->ready || !cli_same_folder(b->ready, job->path))) {
             /* Not kept when out of memory: the folders are then made again. */
             free(b->ready);
             b->ready = malloc(strlen(job->path) + 1);
@@ -710,7 +702,7 @@ static int commit_round(struct batch *b, size_t k, struct cli_progress *progress
             /* A batch syncs each folder once a round (below), not once a
              * file: the files themselves are synced before their rename. */
             job->out.no_dir_sync = b->batch;
-            if (unsynced && !same_folder(unsynced, job->path)) {
+            if (unsynced && !cli_same_folder(unsynced, job->path)) {
                 cli_sync_directory(unsynced);
                 unsynced = NULL;
             }

@@ -255,6 +255,10 @@ void cli_sync_directory(const char *target);
 void cli_block_signals(sigset_t *old);
 void cli_restore_signals(const sigset_t *old);
 
+/* Nonzero if paths a and b name files of the same folder (the text before
+ * their last '/'). */
+int cli_same_folder(const char *a, const char *b);
+
 /* On the main thread, around a batch's round of creations or of renames:
  * blocks the signals cli_block_signals blocks until the release, and the
  * output functions skip their own block and restore meanwhile (the

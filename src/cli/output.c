@@ -228,6 +228,13 @@ static int fail(struct cli_output *out, int err)
     return report(out, strerror(err));
 }
 
+int cli_same_folder(const char *a, const char *b)
+{
+    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
+    size_t na = sa ? (size_t)(sa - a) : 0, nb = sb ? (size_t)(sb - b) : 0;
+    return na == nb && memcmp(a, b, na) == 0;
+}
+
 /* What a batch asks of the folder of every file, asked once per folder:
  * the longest file name it takes (pathconf: a statfs each time), and
  * whether it lives in RAM (tmpfs, ramfs), where starting a file's
@@ -571,14 +578,6 @@ int cli_output_flush(struct cli_output *out)
 }
 
 #if defined(__linux__)
-/* Nonzero if paths a and b name files of the same folder. */
-static int same_folder(const char *a, const char *b)
-{
-    const char *sa = strrchr(a, '/'), *sb = strrchr(b, '/');
-    size_t na = sa ? (size_t)(sa - a) : 0, nb = sb ? (size_t)(sb - b) : 0;
-    return na == nb && memcmp(a, b, na) == 0;
-}
-
 /* Whether the running kernel is Linux 5.8 or later, asked once. */
 static int syncfs_reports_errors(void)
 {
@@ -617,7 +616,7 @@ void cli_output_sync_all(struct cli_output *const *outs, size_t n)
         /* A temporary file sits beside its target: one in the first's
          * folder is on its file system without asking. */
         if (out->fp && out->atomic && !out->err &&
-            (same_folder(out->target, outs[0]->target) ||
+            (cli_same_folder(out->target, outs[0]->target) ||
              (fstat(out->fd, &st) == 0 && st.st_dev == st0.st_dev)))
             out->synced = 1;
     }
