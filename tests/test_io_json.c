@@ -221,7 +221,7 @@ static cg_grid *random_map(uint64_t *rng, uint32_t w, uint32_t h)
 static void json_reads_back_as_the_grid_for_many_sizes(void **state)
 {
     (void)state;
-    TT_REQUIRE("python3");
+    TT_REQUIRE(CG_PYTHON3);
     static const uint32_t sizes[][2] = {{1, 1},  {1, 9},  {9, 1},   {7, 5},  {63, 4},
                                         {64, 3}, {65, 6}, {130, 3}, {17, 17}};
     uint64_t rng = 11;
@@ -258,7 +258,7 @@ static void json_reads_back_as_the_grid_for_many_sizes(void **state)
 static void json_records_how_a_level_was_made(void **state)
 {
     (void)state;
-    TT_REQUIRE("python3");
+    TT_REQUIRE(CG_PYTHON3);
     const char *preset = "level";
     size_t len = 0;
     const char *text = cg_preset_builtin(preset, &len);
@@ -289,7 +289,7 @@ static void json_records_how_a_level_was_made(void **state)
 static void json_strings_are_escaped_and_made_utf8(void **state)
 {
     (void)state;
-    TT_REQUIRE("python3");
+    TT_REQUIRE(CG_PYTHON3);
     cg_grid *g = tu_run("fill 0", 1, 3, 2, NULL);
     /* Quotes, backslashes, control characters, a lone continuation byte,
      * a truncated sequence, an overlong '/', a surrogate, valid UTF-8. */
@@ -341,7 +341,7 @@ static void json_bytes_depend_only_on_the_map_and_info(void **state)
 static void cli_json_holds_what_reproduces_the_map(void **state)
 {
     (void)state;
-    TT_REQUIRE("python3");
+    TT_REQUIRE(CG_PYTHON3);
     char a[400], b[400], preset[400], cmd[2000];
     snprintf(a, sizeof a, "%s/cli-a.json", tu_workdir);
     snprintf(b, sizeof b, "%s/cli-b.json", tu_workdir);
@@ -353,7 +353,7 @@ static void cli_json_holds_what_reproduces_the_map(void **state)
     free(tt_run_ok(cmd));
     /* The recorded text, its seeds and attempts, via python's json. */
     snprintf(cmd, sizeof cmd,
-             "python3 -c 'import json, sys\n"
+             TT_PYTHON " -c 'import json, sys\n"
              "m = json.load(open(sys.argv[1]))\n"
              "open(sys.argv[2], \"w\").write(m[\"preset_text\"])\n"
              "print(m[\"preset\"], m[\"seed\"], m[\"run_seed\"], m[\"attempts\"])' '%s' '%s'",
@@ -380,7 +380,7 @@ static void cli_json_holds_what_reproduces_the_map(void **state)
              run_seed, b);
     free(tt_run_ok(cmd));
     snprintf(cmd, sizeof cmd,
-             "python3 -c 'import json, sys\n"
+             TT_PYTHON " -c 'import json, sys\n"
              "a, b = (json.load(open(p)) for p in sys.argv[1:3])\n"
              "assert a[\"rows\"] == b[\"rows\"], \"another map\"\n"
              "assert b[\"attempts\"] == 1 and b[\"seed\"] == b[\"run_seed\"] == a[\"run_seed\"]\n"
@@ -390,7 +390,8 @@ static void cli_json_holds_what_reproduces_the_map(void **state)
 
     /* A conversion: no seed, no preset, no steps. */
     snprintf(cmd, sizeof cmd,
-             "'%s' -s 1 --size 12x5 | '%s' -i - -f json | python3 -c 'import json, sys\n"
+             "'%s' -s 1 --size 12x5 | '%s' -i - -f json | " TT_PYTHON
+             " -c 'import json, sys\n"
              "m = json.load(sys.stdin)\n"
              "print(m[\"seed\"], m[\"run_seed\"], m[\"preset\"], m[\"preset_text\"], "
              "m[\"attempts\"])'",

@@ -616,7 +616,8 @@ static void png_stripes_give_the_bytes_of_one_thread(void **state)
                                 kind, scales[k]);
                     fail();
                 }
-                assert_int_equal(pngcheck_ok(&one), 0);
+                if (tu_sampled(i + (size_t)kind + k)) /* a program started a check */
+                    assert_int_equal(pngcheck_ok(&one), 0);
                 tu_buf_free(&one);
                 tu_buf_free(&shuffled);
                 tu_buf_free(&threads);
@@ -784,7 +785,7 @@ static void png_bytes_are_the_twins(void **state)
                     for (uint32_t scale = 1; scale <= 8; scale++)
                         if (!stripes || scale % 3 == 1)
                             expect_oracle_bytes(g, scale, kinds[kind]);
-                    if (!stripes && w >= 63 && h >= 9)
+                    if (!stripes && w >= 63 && h >= 9 && tu_sampled(wi + hi + (size_t)kind))
                         for (uint32_t scale = 9; scale <= 64; scale += 11)
                             expect_oracle_bytes(g, scale, kinds[kind]);
                     cg_grid_free(g);

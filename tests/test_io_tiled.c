@@ -390,7 +390,7 @@ static cg_grid *sample_map(uint64_t seed, uint32_t w, uint32_t h, int reach)
 static void tmx_and_tmj_say_the_same_thing_about_the_grid(void **state)
 {
     (void)state;
-    TT_REQUIRE("python3");
+    TT_REQUIRE(CG_PYTHON3);
     static const uint32_t sizes[][2] = {{1, 1}, {9, 1}, {1, 9}, {65, 7}, {40, 25}};
     const char *preset = "fill 40\n# a \"comment\" with <markup> & 'quotes'\nsmooth 2\n";
     cg_map_info infos[2] = {{0, 0, 0, 0, NULL, NULL, 0},
@@ -421,7 +421,7 @@ static void tmx_and_tmj_say_the_same_thing_about_the_grid(void **state)
 static void tiled_maps_hold_any_preset_text(void **state)
 {
     (void)state;
-    TT_REQUIRE("python3");
+    TT_REQUIRE(CG_PYTHON3);
     static const char name[] = "n<&>\"'\x7f";
     static const char raw[] = "a\"b<c>&d'\x01\t\r\n\x80\xc3\xa9]]>";
     cg_map_info info = {0, 0, 0, 0, name, raw, sizeof raw - 1};
@@ -433,7 +433,7 @@ static void tiled_maps_hold_any_preset_text(void **state)
     write_map(g, &info, CG_FORMAT_TMJ, tmj);
     snprintf(
         cmd, sizeof cmd,
-        "python3 -c 'import json, sys, xml.etree.ElementTree as ET\n"
+        TT_PYTHON " -c 'import json, sys, xml.etree.ElementTree as ET\n"
         "x = {p.get(\"name\"): p.get(\"value\", p.text)\n"
         "     for p in ET.parse(sys.argv[1]).getroot().findall(\"properties/property\")}\n"
         "j = {p[\"name\"]: p[\"value\"] for p in json.load(open(sys.argv[2]))[\"properties\"]}\n"
@@ -457,7 +457,7 @@ static void tiled_maps_hold_any_preset_text(void **state)
 static void strict_readers_accept_every_map(void **state)
 {
     (void)state;
-    TT_REQUIRE("python3");
+    TT_REQUIRE(CG_PYTHON3);
     char files[4096] = "", path[400], cmd[5000];
     size_t used = 0;
     for (size_t i = 0; i < cg_preset_count(); i++) {
@@ -484,15 +484,15 @@ static void strict_readers_accept_every_map(void **state)
         }
         cg_grid_free(g);
     }
-    snprintf(cmd, sizeof cmd, "python3 '%s/tiled_strict.py' %s 2>&1 && echo ok", CG_TEST_DIR,
-             files);
+    snprintf(cmd, sizeof cmd, TT_PYTHON " '%s/tiled_strict.py' %s 2>&1 && echo ok",
+             CG_TEST_DIR, files);
     char *got = tt_run_ok(cmd);
     assert_string_equal(got, "ok\n");
     free(got);
     /* Without tiledversion: refused. */
     snprintf(cmd, sizeof cmd,
              "sed 's/ tiledversion=\"[^\"]*\"//' '%s/type2.tmx' > '%s/old.tmx' && "
-             "python3 '%s/tiled_strict.py' '%s/old.tmx' 2>&1; echo $?",
+             TT_PYTHON " '%s/tiled_strict.py' '%s/old.tmx' 2>&1; echo $?",
              tu_workdir, tu_workdir, CG_TEST_DIR, tu_workdir);
     got = tt_run_ok(cmd);
     assert_non_null(strstr(got, "no tiledversion attribute\n1\n"));

@@ -15,6 +15,22 @@
 #include "cavegen/cavegen.h"
 #include "grid_equal.h" /* tu_grids_equal, tu_cells_equal */
 
+/* The two depths of the heaviest sweeps (docs/testing.md, "Two tiers"):
+ * under CAVEGEN_TEST_THOROUGH=1 (the slow tier's <module>_thorough tests)
+ * a sweep runs every combination; in the quick tier tu_sampled(i) keeps one
+ * in three of them, rotating, so that every size, kind and path is still
+ * met. */
+static inline int tu_thorough(void)
+{
+    const char *v = getenv("CAVEGEN_TEST_THOROUGH");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static inline int tu_sampled(size_t i)
+{
+    return i % 3 == 0 || tu_thorough();
+}
+
 /* splitmix64 (Steele, Lea, Flood 2014): the tests' own deterministic PRNG. */
 static inline uint64_t tu_next(uint64_t *state)
 {
@@ -89,9 +105,7 @@ static inline uint8_t *tu_cells_from_grid(const cg_grid *g)
 {
     int w = (int)cg_grid_width(g), h = (int)cg_grid_height(g);
     uint8_t *cells = tu_alloc_cells(w, h);
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++)
-            cells[(size_t)y * (size_t)w + (size_t)x] = cg_grid_get(g, x, y) == CG_WALL ? 1 : 0;
+    assert_int_equal(cg_grid_copy(g, cells, (size_t)w, CG_COPY_CELLS), CG_OK);
     return cells;
 }
 

@@ -14,7 +14,14 @@
 
 #include "testutil.h"
 
-/* Nonzero if program is on PATH. */
+/* The python interpreter (tests/CMakeLists.txt finds it: the program
+ * itself, not a version manager's launcher), quoted for the shell. */
+#ifndef CG_PYTHON3
+#define CG_PYTHON3 "python3"
+#endif
+#define TT_PYTHON "'" CG_PYTHON3 "'"
+
+/* Nonzero if program is on PATH (or, with a slash, an executable file). */
 static inline int tt_have(const char *program)
 {
     char cmd[256];
@@ -69,7 +76,7 @@ static inline char *tt_python_flat(const char *script, char paths[][TT_PATH_CAP]
     size_t cap = 64 + strlen(path) + n * (TT_PATH_CAP + 3);
     char *cmd = malloc(cap);
     assert_non_null(cmd);
-    size_t len = (size_t)snprintf(cmd, cap, "python3 '%s'", path);
+    size_t len = (size_t)snprintf(cmd, cap, TT_PYTHON " '%s'", path);
     for (size_t i = 0; i < n; i++)
         len += (size_t)snprintf(cmd + len, cap - len, " '%s'", paths[i]);
     snprintf(cmd + len, cap - len, " 2>&1");

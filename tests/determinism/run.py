@@ -267,7 +267,9 @@ def run_case(case, opts, version):
     """Returns (case, digest or None, error text or None)."""
     work = tempfile.mkdtemp(prefix="cavegen-det-")
     try:
-        inputs = set(os.listdir(INPUTS))
+        # The inputs the case names (a file it reads, or an output of the
+        # same name, which is then not hashed), copied into its folder.
+        inputs = {f for f in os.listdir(INPUTS) if any(f in a for a in case.args)}
         for f in inputs:
             shutil.copy(os.path.join(INPUTS, f), work)
         stdin = open(os.path.join(INPUTS, case.stdin), "rb") if case.stdin else subprocess.DEVNULL
