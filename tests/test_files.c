@@ -759,6 +759,33 @@ static int count_lines_with(const char *text, const char *needle)
     return n;
 }
 
+/* The system calls the tool makes with the shell arguments args, as strace
+ * (-e trace=<calls>) prints them, one a line; the caller frees. Skips the
+ * test where there is no strace (Linux; .ci/run installs it). */
+static char *traced_calls(const char *calls, const char *args)
+{
+#if !defined(__linux__)
+    (void)calls;
+    (void)args;
+    skip();
+    return NULL;
+#else
+    if (access("/usr/bin/strace", X_OK) != 0)
+        skip();
+    char line[1024];
+    tu_cmd cmd = {.dir = tu_workdir, .stdin_text = ""};
+    snprintf(line, sizeof line,
+             /* LeakSanitizer cannot stop the world under a tracer */
+             "ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e '%s' -o trace.txt '%s' %s"
+             " && cat trace.txt",
+             calls, CAVEGEN_EXE, args);
+    tu_result r = tu_shell(&cmd, line);
+    assert_int_equal(r.status, 0);
+    free(r.err);
+    return r.out;
+#endif
+}
+
 /* On Linux a batch makes each round of files durable with one syncfs
  * before their renames, not one fsync a file (docs/cli.md "Writing
  * files"): 40 maps on one thread are rounds of 16, 16 and 8, so three
@@ -768,13 +795,6 @@ static int count_lines_with(const char *text, const char *needle)
 static void a_batch_syncs_each_round_of_files_once(void **state)
 {
     (void)state;
-#if !defined(__linux__)
-    skip();
-#else
-    if (access("/usr/bin/strace", X_OK) != 0)
-        skip(); /* .ci/run installs it */
-    char line[1024];
-    tu_cmd cmd = {.dir = tu_workdir, .stdin_text = ""};
     struct utsname u;
     int major = 0, minor = 0;
     assert_int_equal(uname(&u), 0);
@@ -784,23 +804,18 @@ static void a_batch_syncs_each_round_of_files_once(void **state)
     tu_path(dir, sizeof dir, "maps");
     assert_int_equal(mkdir(dir, 0755), 0);
     for (int j = 1; j <= 2; j++) {
-        snprintf(line, sizeof line,
-                 /* LeakSanitizer cannot stop the world under a tracer */
-                 "ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=fsync,fdatasync,syncfs "
-                 "-o trace.txt '%s' -p type2 -s 1 "
-                 "--size 30x20 -n 40 -j %d -o maps/%%02d.pbm && cat trace.txt",
-                 CAVEGEN_EXE, j);
-        tu_result r = tu_shell(&cmd, line);
-        assert_int_equal(r.status, 0);
+        char args[128];
+        snprintf(args, sizeof args, "-p type2 -s 1 --size 30x20 -n 40 -j %d -o maps/%%02d.pbm", j);
+        char *trace = traced_calls("trace=fsync,fdatasync,syncfs", args);
         if (new_kernel) {
-            assert_int_equal(count_lines_with(r.out, "syncfs("), 3);
-            assert_int_equal(count_lines_with(r.out, " fsync("), 3);
+            assert_int_equal(count_lines_with(trace, "syncfs("), 3);
+            assert_int_equal(count_lines_with(trace, " fsync("), 3);
         } else { /* before 5.8 syncfs hides write errors: an fsync a file */
-            assert_int_equal(count_lines_with(r.out, "syncfs("), 0);
-            assert_int_equal(count_lines_with(r.out, " fsync("), 43);
+            assert_int_equal(count_lines_with(trace, "syncfs("), 0);
+            assert_int_equal(count_lines_with(trace, " fsync("), 43);
         }
-        assert_int_equal(count_lines_with(r.out, "fdatasync("), 0);
-        tu_result_free(&r);
+        assert_int_equal(count_lines_with(trace, "fdatasync("), 0);
+        free(trace);
         for (int i = 0; i < 40; i++) {
             char path[640];
             size_t len = 0;
@@ -812,7 +827,6 @@ static void a_batch_syncs_each_round_of_files_once(void **state)
             free(bytes);
         }
     }
-#endif
 }
 
 /* A batch into one stream makes no files, so it has nothing to guard from
@@ -823,33 +837,21 @@ static void a_batch_syncs_each_round_of_files_once(void **state)
  * (a call a map would be 1,800 more). */
 static int stream_calls(int maps)
 {
-    char line[1024];
-    tu_cmd cmd = {.dir = tu_workdir, .stdin_text = ""};
-    snprintf(line, sizeof line,
-             "ASAN_OPTIONS=detect_leaks=0 strace -f -qq "
-             "-e 'trace=!write,mmap,munmap,mremap,madvise,mprotect,brk' -o trace.txt '%s' "
-             "-p type2 -s 1 --size 80x50 -n %d -j 1 -o - >/dev/null && cat trace.txt",
-             CAVEGEN_EXE, maps);
-    tu_result r = tu_shell(&cmd, line);
-    assert_int_equal(r.status, 0);
-    const int calls = count_lines_with(r.out, "(");
-    tu_result_free(&r);
+    char args[128];
+    snprintf(args, sizeof args, "-p type2 -s 1 --size 80x50 -n %d -j 1 -o - >/dev/null", maps);
+    char *trace = traced_calls("trace=!write,mmap,munmap,mremap,madvise,mprotect,brk", args);
+    const int calls = count_lines_with(trace, "(");
+    free(trace);
     return calls;
 }
 
 static void a_stream_batch_makes_no_system_call_a_map(void **state)
 {
     (void)state;
-#if !defined(__linux__)
-    skip();
-#else
-    if (access("/usr/bin/strace", X_OK) != 0)
-        skip(); /* .ci/run installs it */
     const int few = stream_calls(200), many = stream_calls(2000);
     if (many - few >= 100)
         fprintf(stderr, "system calls: %d for 200 maps, %d for 2000\n", few, many);
     assert_true(many - few < 100);
-#endif
 }
 
 /* A Tiled map written through a symbolic link references the tileset image
