@@ -1637,9 +1637,11 @@ static void batch_take(BatchObject *b)
      * fetch_add and their sleepers increment are sequentially consistent,
      * as in batch_make. */
     if ((taken % b->wake_every == 0 || taken == b->count) && atomic_load(&b->sleepers)) {
+        /* Taking the lock once is enough: a helper that saw no room held
+         * it until it slept. Woken after, helpers need not wait for it. */
         pthread_mutex_lock(&b->mu);
-        pthread_cond_broadcast(&b->room);
         pthread_mutex_unlock(&b->mu);
+        pthread_cond_broadcast(&b->room);
     }
 }
 
