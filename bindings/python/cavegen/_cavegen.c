@@ -1338,10 +1338,10 @@ static PyTypeObject PipelineType = {
 /* ------------------------------------------------------------ Batch */
 
 /* A batch makes its maps ahead of the caller on threads that last as long
- * as the batch has maps to make: jobs - 1 helper threads, and the calling
+ * as the batch has maps to make: jobs - 1 worker threads, and the calling
  * thread, which makes maps too (with the GIL released) whenever the next
  * one it is to hand out is not ready, and otherwise turns made maps into
- * Map objects while the helpers go on. Map i goes to slot i % ring of a
+ * Map objects while the workers go on. Map i goes to slot i % ring of a
  * ring of slots; a thread claims the next chunk of indices only while the
  * chunk fits in the ring beside the maps not yet handed out. Maps are
  * handed out in index order, and which thread made a map never changes it.
@@ -1351,10 +1351,10 @@ static PyTypeObject PipelineType = {
  * heap (arena) and gives the top of a heap back to the system (trims it)
  * once 128 KiB or more of it is free; memory is then faulted in again
  * when it is next used. So:
- * - each thread frees only what it allocated: a map a helper made is
+ * - each thread frees only what it allocated: a map a worker made is
  *   copied by the calling thread into memory of its own (the grid cloned,
- *   the cells copied, about 6 KB for 80x50) and the helper frees its
- *   original once the caller has moved past it (struct helper's kept
+ *   the cells copied, about 6 KB for 80x50) and the worker frees its
+ *   original once the caller has moved past it (struct worker's kept
  *   list), two before each map it makes, so that its frees and
  *   allocations alternate;
  * - chunks hold at most CHUNK_BYTES of maps, under the trim threshold, so
@@ -1363,7 +1363,7 @@ static PyTypeObject PipelineType = {
  * - the threads are made once a batch, not once a group of maps: a new
  *   thread's stack is faulted in again.
  * Rounds of 1,024 maps on threads made for each round, with every map
- * freed by the Python thread, emptied the helpers' heaps every round: 8
+ * freed by the Python thread, emptied the workers' heaps every round: 8
  * times the page faults of one thread, and all cores slower than one
  * (docs/python.md, "Tests and speed").
  *
@@ -1376,19 +1376,19 @@ static PyTypeObject PipelineType = {
 
 struct slot {
     struct made m;
-    int lent;                   /* m's grid and cells belong to a helper (its kept list) */
+    int lent;                   /* m's grid and cells belong to a worker (its kept list) */
     atomic_uint_fast64_t ready; /* 1 + the index of the map in m, once made */
 };
 
-/* A helper's maps, kept (in index order) until the caller has copied them:
- * the helper frees them itself. */
+/* A worker's maps, kept (in index order) until the caller has copied them:
+ * the worker frees them itself. */
 struct kept {
     uint64_t index;
     cg_grid *grid;
     uint8_t *cells;
 };
 
-struct helper {
+struct worker {
     pthread_t tid;
     struct BatchObject *batch;
     struct kept *kept; /* a circular list of cap */
@@ -1405,27 +1405,27 @@ typedef struct BatchObject {
     int want_stats, keep_going, done;
     int split;   /* huge maps: one at a time, in stripes */
     int busy;    /* the caller waits or makes maps without the GIL */
-    int started; /* the helpers have been started */
+    int started; /* the workers have been started */
     struct slot *ring;
     uint64_t ring_len, chunk, wake_every;
-    /* Shared with the helpers. mu guards claimed, stop and the waits;
+    /* Shared with the workers. mu guards claimed, stop and the waits;
      * taken and the slots' ready are also read without it. */
     pthread_mutex_t mu;
-    pthread_cond_t room;      /* helpers wait here for a chunk to fit */
+    pthread_cond_t room;      /* workers wait here for a chunk to fit */
     pthread_cond_t made_cond; /* the caller waits here for its next map */
     uint64_t claimed;         /* maps claimed by a thread: the next chunk starts here */
     atomic_uint_fast64_t taken;   /* maps handed out or skipped by the caller */
     atomic_uint_fast64_t wanted;  /* 1 + the map the caller waits for, 0: none */
-    atomic_uint sleepers;         /* helpers waiting for room */
-    atomic_int stop;              /* set: the helpers claim no more */
-    struct helper *helper; /* threads - 1 of them, once started */
-    unsigned helpers;      /* started */
+    atomic_uint sleepers;         /* workers waiting for room */
+    atomic_int stop;              /* set: the workers claim no more */
+    struct worker *worker; /* threads - 1 of them, once started */
+    unsigned workers;      /* started */
 } BatchObject;
 
 /* Makes map i into its slot (which the caller has emptied), then wakes the
- * caller if it waits for this one. h: the helper making it, NULL for the
+ * caller if it waits for this one. h: the worker making it, NULL for the
  * calling thread. No GIL. */
-static void batch_make(BatchObject *b, struct helper *h, uint64_t i)
+static void batch_make(BatchObject *b, struct worker *h, uint64_t i)
 {
     struct slot *s = &b->ring[i % b->ring_len];
     struct made *m = &s->m;
@@ -1444,7 +1444,7 @@ static void batch_make(BatchObject *b, struct helper *h, uint64_t i)
     if (m->st == CG_OK)
         finish_made(m, b->want_stats);
     s->lent = h && m->grid;
-    if (s->lent) { /* room: see batch_helper */
+    if (s->lent) { /* room: see batch_worker */
         struct kept *k = &h->kept[(h->first + h->len++) % h->cap];
         k->index = i;
         k->grid = m->grid;
@@ -1461,8 +1461,8 @@ static void batch_make(BatchObject *b, struct helper *h, uint64_t i)
     }
 }
 
-/* Frees up to max of a helper's kept maps below index end. */
-static void helper_free_kept(struct helper *h, uint64_t end, size_t max)
+/* Frees up to max of a worker's kept maps below index end. */
+static void worker_free_kept(struct worker *h, uint64_t end, size_t max)
 {
     for (; max && h->len && h->kept[h->first].index < end; max--) {
         cg_grid_free(h->kept[h->first].grid);
@@ -1490,9 +1490,9 @@ static int batch_claim(BatchObject *b, uint64_t *first, uint64_t *end)
     return 1;
 }
 
-static void *batch_helper(void *arg)
+static void *batch_worker(void *arg)
 {
-    struct helper *h = arg;
+    struct worker *h = arg;
     BatchObject *b = h->batch;
     for (;;) {
         uint64_t i, end;
@@ -1516,15 +1516,15 @@ static void *batch_helper(void *arg)
          * claim needed claimed + chunk <= taken + ring, so the maps at or
          * above taken, with the new chunk, number at most ring. */
         if (h->len + (end - i) > h->cap)
-            helper_free_kept(h, atomic_load(&b->taken), SIZE_MAX);
+            worker_free_kept(h, atomic_load(&b->taken), SIZE_MAX);
         for (; i < end && !atomic_load(&b->stop); i++) {
-            helper_free_kept(h, atomic_load(&b->taken), 2);
+            worker_free_kept(h, atomic_load(&b->taken), 2);
             batch_make(b, h, i);
         }
     }
 }
 
-/* Starts the helpers (with every signal blocked, so that signals reach the
+/* Starts the workers (with every signal blocked, so that signals reach the
  * Python thread). Fewer, or none, if threads or their lists cannot be made:
  * the calling thread makes whatever they do not. */
 static void batch_start(BatchObject *b)
@@ -1536,44 +1536,44 @@ static void batch_start(BatchObject *b)
     unsigned want = b->threads - 1;
     if (chunks - 1 < want)
         want = (unsigned)(chunks - 1);
-    if (!want || !(b->helper = calloc(want, sizeof *b->helper)))
+    if (!want || !(b->worker = calloc(want, sizeof *b->worker)))
         return;
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    while (b->helpers < want) {
-        struct helper *h = &b->helper[b->helpers];
+    while (b->workers < want) {
+        struct worker *h = &b->worker[b->workers];
         h->batch = b;
-        h->cap = 2 * (size_t)b->ring_len; /* ring: see batch_helper; twice, to free gradually */
+        h->cap = 2 * (size_t)b->ring_len; /* ring: see batch_worker; twice, to free gradually */
         h->kept = malloc(h->cap * sizeof *h->kept);
         if (!h->kept)
             break;
-        if (pthread_create(&h->tid, NULL, batch_helper, h) != 0) {
+        if (pthread_create(&h->tid, NULL, batch_worker, h) != 0) {
             free(h->kept);
             h->kept = NULL;
             break;
         }
-        b->helpers++;
+        b->workers++;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* Stops the helpers after the map each is making, waits for them, and
+/* Stops the workers after the map each is making, waits for them, and
  * frees the maps they kept. Slots lent from them are emptied. */
 static void batch_stop(BatchObject *b)
 {
-    if (!b->helpers)
+    if (!b->workers)
         return;
     pthread_mutex_lock(&b->mu);
     atomic_store(&b->stop, 1);
     pthread_cond_broadcast(&b->room);
     pthread_mutex_unlock(&b->mu);
-    for (unsigned t = 0; t < b->helpers; t++) {
-        pthread_join(b->helper[t].tid, NULL);
-        helper_free_kept(&b->helper[t], UINT64_MAX, SIZE_MAX);
-        free(b->helper[t].kept);
+    for (unsigned t = 0; t < b->workers; t++) {
+        pthread_join(b->worker[t].tid, NULL);
+        worker_free_kept(&b->worker[t], UINT64_MAX, SIZE_MAX);
+        free(b->worker[t].kept);
     }
-    b->helpers = 0;
+    b->workers = 0;
     for (uint64_t k = 0; k < b->ring_len; k++)
         if (b->ring[k].lent) {
             b->ring[k].m.grid = NULL;
@@ -1583,7 +1583,7 @@ static void batch_stop(BatchObject *b)
 }
 
 /* Frees the maps the calling thread made and did not hand out. The
- * helpers have stopped. */
+ * workers have stopped. */
 static void batch_clear(BatchObject *b)
 {
     for (uint64_t k = 0; b->ring && k < b->ring_len; k++) {
@@ -1610,7 +1610,7 @@ static void batch_wait(BatchObject *b, uint64_t i)
                 batch_make(b, NULL, first);
             continue;
         }
-        /* Map i was claimed by a helper, with the rest of its chunk, which
+        /* Map i was claimed by a worker, with the rest of its chunk, which
          * it makes in order: wait for the chunk's last map (see batch_make),
          * one wake-up a chunk rather than one a map. */
         uint64_t last = (i / b->chunk + 1) * b->chunk;
@@ -1626,19 +1626,19 @@ static void batch_wait(BatchObject *b, uint64_t i)
     }
 }
 
-/* The caller is done with map i's slot (and has copied a helper's map):
+/* The caller is done with map i's slot (and has copied a worker's map):
  * one more slot of room. */
 static void batch_take(BatchObject *b)
 {
     uint64_t taken = atomic_fetch_add(&b->taken, 1) + 1;
-    /* Waiting helpers are woken when half the ring is free again (they
+    /* Waiting workers are woken when half the ring is free again (they
      * wait for a chunk of room, less than that: the wake-ups, a system
      * call each, come once per half ring rather than once a chunk). The
      * fetch_add and their sleepers increment are sequentially consistent,
      * as in batch_make. */
     if ((taken % b->wake_every == 0 || taken == b->count) && atomic_load(&b->sleepers)) {
-        /* Taking the lock once is enough: a helper that saw no room held
-         * it until it slept. Woken after, helpers need not wait for it. */
+        /* Taking the lock once is enough: a worker that saw no room held
+         * it until it slept. Woken after, workers need not wait for it. */
         pthread_mutex_lock(&b->mu);
         pthread_mutex_unlock(&b->mu);
         pthread_cond_broadcast(&b->room);
@@ -1646,8 +1646,8 @@ static void batch_take(BatchObject *b)
 }
 
 /* Points *out at a made map the caller may own: the slot's own, or a copy
- * of a helper's made in the calling thread's memory (the helper frees the
- * original, see batch_helper). -1 if the copy cannot be made. */
+ * of a worker's made in the calling thread's memory (the worker frees the
+ * original, see batch_worker). -1 if the copy cannot be made. */
 static int batch_own(struct slot *s, struct made *copy, struct made **out)
 {
     if (!s->lent) {
@@ -1677,7 +1677,7 @@ static void batch_dealloc(BatchObject *self)
 {
     batch_stop(self);
     batch_clear(self);
-    free(self->helper);
+    free(self->worker);
     free(self->ring);
     pthread_cond_destroy(&self->room);
     pthread_cond_destroy(&self->made_cond);
@@ -1798,7 +1798,7 @@ static PyObject *batch_next(BatchObject *self)
         }
         PyObject *map = map_from_made(m, self->has_seed, self->seed + i, self->pipeline->name,
                                       self->pipeline->text, (long long)i);
-        /* Only now: the slot may be made again, a helper's map freed. */
+        /* Only now: the slot may be made again, a worker's map freed. */
         batch_take(self);
         return map;
     }
