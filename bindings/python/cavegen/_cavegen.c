@@ -1406,6 +1406,7 @@ typedef struct BatchObject {
     int split;   /* huge maps: one at a time, in stripes */
     int busy;    /* the caller waits or makes maps without the GIL */
     int started; /* the workers have been started */
+    unsigned forks; /* fork_count when they were */
     struct slot *ring;
     uint64_t ring_len, chunk, wake_every;
     /* Shared with the workers. mu guards claimed, stop and the waits;
@@ -1421,6 +1422,15 @@ typedef struct BatchObject {
     struct worker *worker; /* threads - 1 of them, once started */
     unsigned workers;      /* started */
 } BatchObject;
+
+/* Forks so far (a pthread_atfork handler in the child counts them): a
+ * batch tells from it that its workers are gone (batch_after_fork). */
+static atomic_uint fork_count;
+
+static void count_fork(void)
+{
+    atomic_fetch_add(&fork_count, 1);
+}
 
 /* Makes map i into its slot (which the caller has emptied), then wakes the
  * caller if it waits for this one. h: the worker making it, NULL for the
@@ -1530,6 +1540,7 @@ static void *batch_worker(void *arg)
 static void batch_start(BatchObject *b)
 {
     b->started = 1;
+    b->forks = atomic_load(&fork_count);
     if (b->split || b->threads < 2)
         return;
     uint64_t chunks = (b->count + b->chunk - 1) / b->chunk;
@@ -1558,22 +1569,9 @@ static void batch_start(BatchObject *b)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
-/* Stops the workers after the map each is making, waits for them, and
- * frees the maps they kept. Slots lent from them are emptied. */
-static void batch_stop(BatchObject *b)
+/* Empties the slots holding workers' maps (their kept lists own them). */
+static void batch_unlend(BatchObject *b)
 {
-    if (!b->workers)
-        return;
-    pthread_mutex_lock(&b->mu);
-    atomic_store(&b->stop, 1);
-    pthread_cond_broadcast(&b->room);
-    pthread_mutex_unlock(&b->mu);
-    for (unsigned t = 0; t < b->workers; t++) {
-        pthread_join(b->worker[t].tid, NULL);
-        worker_free_kept(&b->worker[t], UINT64_MAX, SIZE_MAX);
-        free(b->worker[t].kept);
-    }
-    b->workers = 0;
     for (uint64_t k = 0; k < b->ring_len; k++)
         if (b->ring[k].lent) {
             b->ring[k].m.grid = NULL;
@@ -1592,6 +1590,50 @@ static void batch_clear(BatchObject *b)
         b->ring[k].m.grid = NULL;
         b->ring[k].m.cells = NULL;
     }
+}
+
+/* Threads do not survive fork(): in the child, a batch whose workers were
+ * running goes on with the calling thread alone, from its next map (made
+ * again: the same map), as with jobs=1. The workers may have held the lock
+ * and been half way through their lists: the lock and conditions are made
+ * anew, and their maps are left allocated. */
+static void batch_after_fork(BatchObject *b)
+{
+    batch_unlend(b);
+    batch_clear(b);
+    for (uint64_t k = 0; k < b->ring_len; k++)
+        atomic_store(&b->ring[k].ready, 0);
+    b->workers = 0;
+    b->claimed = atomic_load(&b->taken);
+    atomic_store(&b->wanted, 0);
+    atomic_store(&b->sleepers, 0);
+    atomic_store(&b->stop, 0);
+    pthread_mutex_init(&b->mu, NULL);
+    pthread_cond_init(&b->room, NULL);
+    pthread_cond_init(&b->made_cond, NULL);
+}
+
+/* Stops the workers after the map each is making, waits for them, and
+ * frees the maps they kept. Slots lent from them are emptied. */
+static void batch_stop(BatchObject *b)
+{
+    if (!b->workers)
+        return;
+    if (b->forks != atomic_load(&fork_count)) {
+        batch_after_fork(b);
+        return;
+    }
+    pthread_mutex_lock(&b->mu);
+    atomic_store(&b->stop, 1);
+    pthread_cond_broadcast(&b->room);
+    pthread_mutex_unlock(&b->mu);
+    for (unsigned t = 0; t < b->workers; t++) {
+        pthread_join(b->worker[t].tid, NULL);
+        worker_free_kept(&b->worker[t], UINT64_MAX, SIZE_MAX);
+        free(b->worker[t].kept);
+    }
+    b->workers = 0;
+    batch_unlend(b);
 }
 
 /* Returns when map i (the next to hand out) is ready, having made maps
@@ -1753,6 +1795,8 @@ static PyObject *batch_next(BatchObject *self)
         PyErr_SetString(PyExc_RuntimeError, "the batch is being advanced in another thread");
         return NULL;
     }
+    if (self->workers && self->forks != atomic_load(&fork_count))
+        batch_after_fork(self);
     for (;;) {
         uint64_t i = atomic_load(&self->taken);
         if (self->done || i >= self->count) {
@@ -1996,6 +2040,9 @@ PyMODINIT_FUNC PyInit__cavegen(void)
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
         return NULL;
+    static int registered;
+    if (!registered && pthread_atfork(NULL, NULL, count_fork) == 0)
+        registered = 1;
     if (PyStructSequence_InitType2(&PointType, &point_desc) < 0 ||
         PyStructSequence_InitType2(&RegionType, &region_desc) < 0)
         goto fail;

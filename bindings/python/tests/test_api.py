@@ -361,6 +361,37 @@ def test_a_batch_ends_its_threads_when_done_or_dropped():
                                                     size=(40, 30)).to_ascii()
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork()")
+def test_a_batch_goes_on_after_fork_without_its_threads():
+    # A child of fork() has none of the batch's threads: it makes the rest
+    # of the maps itself, the same maps.
+    it = cavegen.batch("type2", seed=1, count=3000, size=(40, 30), jobs=3)
+    assert next(it).index == 0
+    pid = os.fork()
+    if pid == 0:
+        code = 2
+        try:
+            got = [(m.index, m.to_ascii() if m.index % 250 == 0 else None) for m in it]
+            ok = [g[0] for g in got] == list(range(1, 3000)) and all(
+                t is None or t == cavegen.generate("type2", seed=1 + i, size=(40, 30)).to_ascii()
+                for i, t in got)
+            code = 0 if ok else 1
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 120
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the child waits for ever")
+        time.sleep(0.02)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    assert [m.index for m in it] == list(range(1, 3000))  # the parent's goes on too
+
+
 def test_a_batch_of_huge_maps_splits_each_in_stripes():
     # 4M cells and more: one map at a time, its passes on the threads.
     maps = list(cavegen.batch("type2", seed=3, count=2, size=(2100, 2000), jobs=2))
