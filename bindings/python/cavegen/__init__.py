@@ -110,9 +110,10 @@ def generate(preset="type2", seed=None, size=None, overrides=None, *, max_attemp
 def batch(preset="type2", seed=0, count=1, size=None, overrides=None, *, max_attempts=0, jobs=0,
           stats=False, keep_going=False):
     """An iterator over count maps, map i made with seed + i (mod 2**64), in
-    order: the maps of the command's -n COUNT. They are made in rounds on
-    jobs threads (0: one per core) with the GIL released; stats=True
-    computes each map's figures on those threads too. keep_going=True skips
+    order: the maps of the command's -n COUNT. They are made ahead of the
+    loop on jobs threads (0: one per core), the calling one included, with
+    the GIL released; stats=True computes each map's figures on those
+    threads too. keep_going=True skips
     the maps whose requirements fail (as --keep-going), else the first such
     map raises RequirementError after the maps before it."""
     return Batch(_pipeline(preset, overrides), seed, count, size, max_attempts, jobs, stats,

@@ -15,6 +15,7 @@
 #include <structmember.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -85,8 +86,9 @@ static PyObject *raise_parse(const char *name, const cg_diag *diag)
 
 /* The cg_parallel_fn of this module: threads (ctx, a count) pull indices
  * from a shared counter, the calling thread among them. Threads are made
- * per call: a batch calls it once a round of maps, a big map once a pass,
- * and a thread costs tens of microseconds against milliseconds of work. */
+ * per call: a big map calls it once a pass, and a thread costs tens of
+ * microseconds against milliseconds of work. (A batch of small maps keeps
+ * its own threads: see Batch.) */
 struct par_loop {
     void (*task)(void *arg, size_t i);
     void *arg;
@@ -1335,37 +1337,110 @@ static PyTypeObject PipelineType = {
 
 /* ------------------------------------------------------------ Batch */
 
-/* A batch makes its maps in rounds, as the command's -n does: a round's
- * maps run side by side on the threads with the GIL released, then are
- * handed out in order. Rounds are large (the threads wait for each other
- * at the end of each, which costs most on a busy machine) but hold at most
- * ROUND_BYTES of maps; maps of HUGE_CELLS cells or more run one at a time,
- * each split in stripes among the threads. */
-#define ROUND_MAX 1024u
-#define ROUND_BYTES (UINT64_C(1) << 26)
+/* A batch makes its maps ahead of the caller on threads that last as long
+ * as the batch has maps to make: jobs - 1 worker threads, and the calling
+ * thread, which makes maps too (with the GIL released) whenever the next
+ * one it is to hand out is not ready, and otherwise turns made maps into
+ * Map objects while the workers go on. Map i goes to slot i % ring of a
+ * ring of slots; a thread claims the next chunk of indices only while the
+ * chunk fits in the ring beside the maps not yet handed out. Maps are
+ * handed out in index order, and which thread made a map never changes it.
+ *
+ * The design is about malloc's memory, which costs more than the maps on
+ * a machine where a page fault costs 12-14 us. glibc gives each thread a
+ * heap (arena) and gives the top of a heap back to the system (trims it)
+ * once 128 KiB or more of it is free; memory is then faulted in again
+ * when it is next used. So:
+ * - each thread frees only what it allocated: a map a worker made is
+ *   copied by the calling thread into memory of its own (the grid cloned,
+ *   the cells copied, about 6 KB for 80x50) and the worker frees its
+ *   original once the caller has moved past it (struct worker's kept
+ *   list), two before each map it makes, so that its frees and
+ *   allocations alternate;
+ * - chunks hold at most CHUNK_BYTES of maps, under the trim threshold, so
+ *   that a chunk made at once and then dropped map by map does not empty
+ *   the top of a heap;
+ * - the threads are made once a batch, not once a group of maps: a new
+ *   thread's stack is faulted in again.
+ * Rounds of 1,024 maps on threads made for each round, with every map
+ * freed by the Python thread, emptied the workers' heaps every round: 8
+ * times the page faults of one thread, and all cores slower than one
+ * (docs/python.md, "Tests and speed").
+ *
+ * Maps of HUGE_CELLS cells or more are made one at a time by the calling
+ * thread, each split in stripes of rows among jobs threads. */
+#define RING_BYTES (UINT64_C(1) << 26) /* at most this much of maps in the ring */
+#define CHUNK_BYTES 65536u             /* at most this much of maps claimed at once */
+#define RING_CHUNKS 4u                 /* chunks a thread in the ring */
 #define HUGE_CELLS (UINT64_C(1) << 22)
 
-typedef struct {
+struct slot {
+    struct made m;
+    int lent;                   /* m's grid and cells belong to a worker (its kept list) */
+    atomic_uint_fast64_t ready; /* 1 + the index of the map in m, once made */
+};
+
+/* A worker's maps, kept (in index order) until the caller has copied them:
+ * the worker frees them itself. */
+struct kept {
+    uint64_t index;
+    cg_grid *grid;
+    uint8_t *cells;
+};
+
+struct worker {
+    pthread_t tid;
+    struct BatchObject *batch;
+    struct kept *kept; /* a circular list of cap */
+    size_t first, len, cap;
+};
+
+typedef struct BatchObject {
     PyObject_HEAD
     PipelineObject *pipeline;
-    uint64_t seed, count, next; /* map i has seed + i (mod 2^64) */
+    uint64_t seed, count; /* map i has seed + i (mod 2^64) */
     int has_seed;
     uint32_t width, height, max_attempts;
     unsigned threads;
     int want_stats, keep_going, done;
-    int split; /* huge maps: one at a time, in stripes */
-    int busy;  /* a round is running (without the GIL) */
-    struct made *round;
-    size_t round_cap, round_len, round_pos;
-    uint64_t round_first;
+    int split;   /* huge maps: one at a time, in stripes */
+    int busy;    /* the caller waits or makes maps without the GIL */
+    int started; /* the workers have been started */
+    unsigned forks; /* fork_count when they were */
+    struct slot *ring;
+    uint64_t ring_len, chunk, wake_every;
+    /* Shared with the workers. mu guards claimed, stop and the waits;
+     * taken and the slots' ready are also read without it. */
+    pthread_mutex_t mu;
+    pthread_cond_t room;      /* workers wait here for a chunk to fit */
+    pthread_cond_t made_cond; /* the caller waits here for its next map */
+    uint64_t claimed;         /* maps claimed by a thread: the next chunk starts here */
+    atomic_uint_fast64_t taken;   /* maps handed out or skipped by the caller */
+    atomic_uint_fast64_t wanted;  /* 1 + the map the caller waits for, 0: none */
+    atomic_uint sleepers;         /* workers waiting for room */
+    atomic_int stop;              /* set: the workers claim no more */
+    struct worker *worker; /* threads - 1 of them, once started */
+    unsigned workers;      /* started */
 } BatchObject;
 
-static void batch_task(void *arg, size_t k)
+/* Forks so far (a pthread_atfork handler in the child counts them): a
+ * batch tells from it that its workers are gone (batch_after_fork). */
+static atomic_uint fork_count;
+
+static void count_fork(void)
 {
-    BatchObject *b = arg;
-    struct made *m = &b->round[k];
+    atomic_fetch_add(&fork_count, 1);
+}
+
+/* Makes map i into its slot (which the caller has emptied), then wakes the
+ * caller if it waits for this one. h: the worker making it, NULL for the
+ * calling thread. No GIL. */
+static void batch_make(BatchObject *b, struct worker *h, uint64_t i)
+{
+    struct slot *s = &b->ring[i % b->ring_len];
+    struct made *m = &s->m;
     cg_run_options ro = {0};
-    ro.seed = b->seed + b->round_first + k;
+    ro.seed = b->seed + i;
     ro.width = b->width;
     ro.height = b->height;
     ro.max_attempts = b->max_attempts;
@@ -1378,23 +1453,277 @@ static void batch_task(void *arg, size_t k)
     m->st = cg_pipeline_run(b->pipeline->p, &ro, &m->grid, &m->info, &m->diag);
     if (m->st == CG_OK)
         finish_made(m, b->want_stats);
+    s->lent = h && m->grid;
+    if (s->lent) { /* room: see batch_worker */
+        struct kept *k = &h->kept[(h->first + h->len++) % h->cap];
+        k->index = i;
+        k->grid = m->grid;
+        k->cells = m->cells;
+    }
+    /* The ready store and the caller's wanted store are sequentially
+     * consistent: either the caller sees the map ready before it sleeps,
+     * or this thread sees it waiting and wakes it under the lock. */
+    atomic_store(&s->ready, i + 1);
+    if (atomic_load(&b->wanted) == i + 1) {
+        pthread_mutex_lock(&b->mu);
+        pthread_cond_signal(&b->made_cond);
+        pthread_mutex_unlock(&b->mu);
+    }
 }
 
-static void batch_clear_round(BatchObject *self)
+/* Frees up to max of a worker's kept maps below index end. */
+static void worker_free_kept(struct worker *h, uint64_t end, size_t max)
 {
-    for (size_t k = self->round_pos; k < self->round_len; k++) {
-        cg_grid_free(self->round[k].grid);
-        free(self->round[k].cells);
-        self->round[k].grid = NULL;
-        self->round[k].cells = NULL;
+    for (; max && h->len && h->kept[h->first].index < end; max--) {
+        cg_grid_free(h->kept[h->first].grid);
+        free(h->kept[h->first].cells);
+        h->first = (h->first + 1) % h->cap;
+        h->len--;
     }
-    self->round_len = self->round_pos = 0;
+}
+
+/* Under mu: whether the next chunk may be claimed now (it fits in the ring
+ * beside the maps not yet handed out). */
+static int batch_room(BatchObject *b)
+{
+    return b->claimed + b->chunk <= atomic_load(&b->taken) + b->ring_len;
+}
+
+/* Under mu: claims the next chunk, [*first, *end); 0 if none is left. */
+static int batch_claim(BatchObject *b, uint64_t *first, uint64_t *end)
+{
+    if (atomic_load(&b->stop) || b->claimed >= b->count)
+        return 0;
+    *first = b->claimed;
+    *end = b->count - b->claimed < b->chunk ? b->count : b->claimed + b->chunk;
+    b->claimed = *end;
+    return 1;
+}
+
+static void *batch_worker(void *arg)
+{
+    struct worker *h = arg;
+    BatchObject *b = h->batch;
+    for (;;) {
+        uint64_t i, end;
+        pthread_mutex_lock(&b->mu);
+        while (!atomic_load(&b->stop) && b->claimed < b->count && !batch_room(b)) {
+            atomic_fetch_add(&b->sleepers, 1);
+            if (!batch_room(b)) /* re-read after announcing the wait */
+                pthread_cond_wait(&b->room, &b->mu);
+            atomic_fetch_sub(&b->sleepers, 1);
+        }
+        int got = batch_claim(b, &i, &end);
+        pthread_mutex_unlock(&b->mu);
+        if (!got)
+            return NULL;
+        /* The caller copied the maps below taken before counting them (the
+         * load pairs with its fetch_add). They are freed two before each
+         * map made, so that frees and allocations alternate: freeing a
+         * chunk's worth at once can leave the top of malloc's heap free
+         * past its trim threshold, and the heap is then given back and
+         * faulted in again. All of them if the list could overflow: the
+         * claim needed claimed + chunk <= taken + ring, so the maps at or
+         * above taken, with the new chunk, number at most ring. */
+        if (h->len + (end - i) > h->cap)
+            worker_free_kept(h, atomic_load(&b->taken), SIZE_MAX);
+        for (; i < end && !atomic_load(&b->stop); i++) {
+            worker_free_kept(h, atomic_load(&b->taken), 2);
+            batch_make(b, h, i);
+        }
+    }
+}
+
+/* Starts the workers (with every signal blocked, so that signals reach the
+ * Python thread). Fewer, or none, if threads or their lists cannot be made:
+ * the calling thread makes whatever they do not. */
+static void batch_start(BatchObject *b)
+{
+    b->started = 1;
+    b->forks = atomic_load(&fork_count);
+    if (b->split || b->threads < 2)
+        return;
+    uint64_t chunks = (b->count + b->chunk - 1) / b->chunk;
+    unsigned want = b->threads - 1;
+    if (chunks - 1 < want)
+        want = (unsigned)(chunks - 1);
+    if (!want || !(b->worker = calloc(want, sizeof *b->worker)))
+        return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    while (b->workers < want) {
+        struct worker *h = &b->worker[b->workers];
+        h->batch = b;
+        h->cap = 2 * (size_t)b->ring_len; /* ring: see batch_worker; twice, to free gradually */
+        h->kept = malloc(h->cap * sizeof *h->kept);
+        if (!h->kept)
+            break;
+        if (pthread_create(&h->tid, NULL, batch_worker, h) != 0) {
+            free(h->kept);
+            h->kept = NULL;
+            break;
+        }
+        b->workers++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Empties the slots holding workers' maps (their kept lists own them). */
+static void batch_unlend(BatchObject *b)
+{
+    for (uint64_t k = 0; k < b->ring_len; k++)
+        if (b->ring[k].lent) {
+            b->ring[k].m.grid = NULL;
+            b->ring[k].m.cells = NULL;
+            b->ring[k].lent = 0;
+        }
+}
+
+/* Frees the maps the calling thread made and did not hand out. The
+ * workers have stopped. */
+static void batch_clear(BatchObject *b)
+{
+    for (uint64_t k = 0; b->ring && k < b->ring_len; k++) {
+        cg_grid_free(b->ring[k].m.grid);
+        free(b->ring[k].m.cells);
+        b->ring[k].m.grid = NULL;
+        b->ring[k].m.cells = NULL;
+    }
+}
+
+/* Threads do not survive fork(): in the child, a batch whose workers were
+ * running goes on with the calling thread alone, from its next map (made
+ * again: the same map), as with jobs=1. The workers may have held the lock
+ * and been half way through their lists: the lock and conditions are made
+ * anew, and their maps are left allocated. */
+static void batch_after_fork(BatchObject *b)
+{
+    batch_unlend(b);
+    batch_clear(b);
+    for (uint64_t k = 0; k < b->ring_len; k++)
+        atomic_store(&b->ring[k].ready, 0);
+    b->workers = 0;
+    b->claimed = atomic_load(&b->taken);
+    atomic_store(&b->wanted, 0);
+    atomic_store(&b->sleepers, 0);
+    atomic_store(&b->stop, 0);
+    pthread_mutex_init(&b->mu, NULL);
+    pthread_cond_init(&b->room, NULL);
+    pthread_cond_init(&b->made_cond, NULL);
+}
+
+/* Stops the workers after the map each is making, waits for them, and
+ * frees the maps they kept. Slots lent from them are emptied. */
+static void batch_stop(BatchObject *b)
+{
+    if (!b->workers)
+        return;
+    if (b->forks != atomic_load(&fork_count)) {
+        batch_after_fork(b);
+        return;
+    }
+    pthread_mutex_lock(&b->mu);
+    atomic_store(&b->stop, 1);
+    pthread_cond_broadcast(&b->room);
+    pthread_mutex_unlock(&b->mu);
+    for (unsigned t = 0; t < b->workers; t++) {
+        pthread_join(b->worker[t].tid, NULL);
+        worker_free_kept(&b->worker[t], UINT64_MAX, SIZE_MAX);
+        free(b->worker[t].kept);
+    }
+    b->workers = 0;
+    batch_unlend(b);
+}
+
+/* Returns when map i (the next to hand out) is ready, having made maps
+ * meanwhile if a chunk was free. No GIL. */
+static void batch_wait(BatchObject *b, uint64_t i)
+{
+    struct slot *s = &b->ring[i % b->ring_len];
+    for (;;) {
+        if (atomic_load(&s->ready) == i + 1)
+            return;
+        uint64_t first, end;
+        pthread_mutex_lock(&b->mu);
+        if (batch_room(b) && batch_claim(b, &first, &end)) {
+            pthread_mutex_unlock(&b->mu);
+            for (; first < end; first++)
+                batch_make(b, NULL, first);
+            continue;
+        }
+        /* Map i was claimed by a worker, with the rest of its chunk, which
+         * it makes in order: wait for the chunk's last map (see batch_make),
+         * one wake-up a chunk rather than one a map. */
+        uint64_t last = (i / b->chunk + 1) * b->chunk;
+        if (last > b->count)
+            last = b->count;
+        struct slot *ls = &b->ring[(last - 1) % b->ring_len];
+        atomic_store(&b->wanted, last);
+        while (atomic_load(&ls->ready) != last)
+            pthread_cond_wait(&b->made_cond, &b->mu);
+        atomic_store(&b->wanted, 0);
+        pthread_mutex_unlock(&b->mu);
+        return;
+    }
+}
+
+/* The caller is done with map i's slot (and has copied a worker's map):
+ * one more slot of room. */
+static void batch_take(BatchObject *b)
+{
+    uint64_t taken = atomic_fetch_add(&b->taken, 1) + 1;
+    /* Waiting workers are woken when half the ring is free again (they
+     * wait for a chunk of room, less than that: the wake-ups, a system
+     * call each, come once per half ring rather than once a chunk). The
+     * fetch_add and their sleepers increment are sequentially consistent,
+     * as in batch_make. */
+    if ((taken % b->wake_every == 0 || taken == b->count) && atomic_load(&b->sleepers)) {
+        /* Taking the lock once is enough: a worker that saw no room held
+         * it until it slept. Woken after, workers need not wait for it. */
+        pthread_mutex_lock(&b->mu);
+        pthread_mutex_unlock(&b->mu);
+        pthread_cond_broadcast(&b->room);
+    }
+}
+
+/* Points *out at a made map the caller may own: the slot's own, or a copy
+ * of a worker's made in the calling thread's memory (the worker frees the
+ * original, see batch_worker). -1 if the copy cannot be made. */
+static int batch_own(struct slot *s, struct made *copy, struct made **out)
+{
+    if (!s->lent) {
+        *out = &s->m;
+        return 0;
+    }
+    const cg_grid *g = s->m.grid;
+    const uint8_t *cells = s->m.cells;
+    *copy = s->m;
+    s->m.grid = NULL;
+    s->m.cells = NULL;
+    s->lent = 0;
+    size_t n = (size_t)cg_grid_width(g) * cg_grid_height(g);
+    copy->cells = malloc(n);
+    if (!copy->cells || cg_grid_clone(&copy->grid, g) != CG_OK) {
+        free(copy->cells);
+        copy->cells = NULL;
+        copy->grid = NULL;
+        return -1;
+    }
+    memcpy(copy->cells, cells, n);
+    *out = copy;
+    return 0;
 }
 
 static void batch_dealloc(BatchObject *self)
 {
-    batch_clear_round(self);
-    free(self->round);
+    batch_stop(self);
+    batch_clear(self);
+    free(self->worker);
+    free(self->ring);
+    pthread_cond_destroy(&self->room);
+    pthread_cond_destroy(&self->made_cond);
+    pthread_mutex_destroy(&self->mu);
     Py_XDECREF(self->pipeline);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -1415,6 +1744,11 @@ static PyObject *batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     BatchObject *self = (BatchObject *)type->tp_alloc(type, 0);
     if (!self)
         return NULL;
+    /* tp_alloc zeroed the object; the lock and conditions are made before
+     * anything can fail, as dealloc destroys them. */
+    pthread_mutex_init(&self->mu, NULL);
+    pthread_cond_init(&self->room, NULL);
+    pthread_cond_init(&self->made_cond, NULL);
     Py_INCREF(p);
     self->pipeline = p;
     self->count = count;
@@ -1431,19 +1765,24 @@ static PyObject *batch_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         cg_pipeline_default_size(p->p, &w, &h);
     uint64_t cells = (uint64_t)w * h;
     uint64_t per_map = cells + cells / 8 + 4096; /* the cells, the grid, the rest */
-    uint64_t cap = ROUND_BYTES / per_map;
+    uint64_t fit = RING_BYTES / per_map;         /* maps the ring may hold */
+    uint64_t chunks = RING_CHUNKS * (uint64_t)self->threads; /* in the ring */
+    uint64_t chunk = fit / chunks;
+    if (chunk > CHUNK_BYTES / per_map)
+        chunk = CHUNK_BYTES / per_map;
+    uint64_t share = count / chunks + (count % chunks != 0);
+    if (chunk > share) /* a short batch: a part for every thread */
+        chunk = share;
     self->split = cells >= HUGE_CELLS;
-    if (self->split)
-        cap = 1;
-    else if (cap < self->threads)
-        cap = self->threads;
-    if (cap > ROUND_MAX)
-        cap = ROUND_MAX;
-    if (cap > count)
-        cap = count ? count : 1;
-    self->round_cap = (size_t)cap;
-    self->round = calloc(self->round_cap, sizeof *self->round);
-    if (!self->round) {
+    if (self->split || chunk < 1)
+        chunk = 1;
+    /* A multiple of chunk, so that room comes a whole chunk at a time. */
+    uint64_t ring = self->split ? 1 : chunks * chunk;
+    self->ring_len = ring;
+    self->chunk = chunk;
+    self->wake_every = ring / 2 > chunk ? ring / 2 : chunk;
+    self->ring = calloc((size_t)ring, sizeof *self->ring);
+    if (!self->ring) {
         Py_DECREF(self);
         return PyErr_NoMemory();
     }
@@ -1456,50 +1795,63 @@ static PyObject *batch_next(BatchObject *self)
         PyErr_SetString(PyExc_RuntimeError, "the batch is being advanced in another thread");
         return NULL;
     }
+    if (self->workers && self->forks != atomic_load(&fork_count))
+        batch_after_fork(self);
     for (;;) {
-        if (self->round_pos == self->round_len) {
-            if (self->done || self->next >= self->count)
-                return NULL;
-            uint64_t left = self->count - self->next;
-            size_t k = left < self->round_cap ? (size_t)left : self->round_cap;
-            self->round_first = self->next;
-            self->round_len = k;
-            self->round_pos = 0;
+        uint64_t i = atomic_load(&self->taken);
+        if (self->done || i >= self->count) {
+            if (!self->done) {
+                self->done = 1;
+                batch_stop(self); /* they have finished: release them now */
+            }
+            return NULL;
+        }
+        struct slot *s = &self->ring[i % self->ring_len];
+        if (atomic_load(&s->ready) != i + 1) {
             self->busy = 1;
             Py_BEGIN_ALLOW_THREADS
-            if (self->threads > 1 && !self->split)
-                par_for(&self->threads, k, batch_task, self);
-            else
-                for (size_t j = 0; j < k; j++)
-                    batch_task(self, j);
+            if (!self->started)
+                batch_start(self);
+            batch_wait(self, i);
             Py_END_ALLOW_THREADS
             self->busy = 0;
-            self->next += k;
         }
-        size_t k = self->round_pos++;
-        struct made *m = &self->round[k];
-        uint64_t index = self->round_first + k;
-        if (m->st == CG_EFAIL && self->keep_going)
+        struct made *m = &s->m;
+        if (m->st == CG_EFAIL && self->keep_going) {
+            batch_take(self);
             continue;
+        }
         if (m->st != CG_OK) {
             self->done = 1;
-            batch_clear_round(self);
             cg_diag d = m->diag;
+            cg_status st = m->st;
+            batch_stop(self);
+            batch_clear(self);
             char msg[sizeof d.message];
-            snprintf(msg, sizeof msg, "%s", d.message[0] ? d.message : cg_strerror(m->st));
+            snprintf(msg, sizeof msg, "%s", d.message[0] ? d.message : cg_strerror(st));
             snprintf(d.message, sizeof d.message, "map %llu (seed %llu): %.200s",
-                     (unsigned long long)index, (unsigned long long)(self->seed + index), msg);
-            return raise_status(m->st, &d);
+                     (unsigned long long)i, (unsigned long long)(self->seed + i), msg);
+            return raise_status(st, &d);
         }
-        return map_from_made(m, self->has_seed, self->seed + index, self->pipeline->name,
-                             self->pipeline->text, (long long)index);
+        struct made copy;
+        if (batch_own(s, &copy, &m) < 0) {
+            self->done = 1;
+            batch_stop(self);
+            batch_clear(self);
+            return PyErr_NoMemory();
+        }
+        PyObject *map = map_from_made(m, self->has_seed, self->seed + i, self->pipeline->name,
+                                      self->pipeline->text, (long long)i);
+        /* Only now: the slot may be made again, a worker's map freed. */
+        batch_take(self);
+        return map;
     }
 }
 
 static PyObject *batch_length_hint(BatchObject *self, PyObject *unused)
 {
     (void)unused;
-    uint64_t left = self->done ? 0 : self->count - self->next + (self->round_len - self->round_pos);
+    uint64_t left = self->done ? 0 : self->count - atomic_load(&self->taken);
     return PyLong_FromUnsignedLongLong(left);
 }
 
@@ -1515,8 +1867,9 @@ static PyTypeObject BatchType = {
     .tp_doc = "Batch(pipeline, seed, count, size=None, max_attempts=0, jobs=0, stats=False,\n"
               "      keep_going=False)\n\n"
               "An iterator over count maps of a pipeline, map i with seed + i (mod 2**64),\n"
-              "in order, made in rounds on jobs threads (0: one per core) with the GIL\n"
-              "released: cavegen.batch() is the usual way to make one.",
+              "in order, made ahead of the loop on jobs threads (0: one per core), the\n"
+              "calling one included, with the GIL released: cavegen.batch() is the usual\n"
+              "way to make one.",
     .tp_iter = PyObject_SelfIter,
     .tp_iternext = (iternextfunc)batch_next,
     .tp_methods = batch_methods,
@@ -1687,6 +2040,9 @@ PyMODINIT_FUNC PyInit__cavegen(void)
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
         return NULL;
+    static int registered;
+    if (!registered && pthread_atfork(NULL, NULL, count_fork) == 0)
+        registered = 1;
     if (PyStructSequence_InitType2(&PointType, &point_desc) < 0 ||
         PyStructSequence_InitType2(&RegionType, &region_desc) < 0)
         goto fail;

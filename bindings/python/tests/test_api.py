@@ -320,6 +320,78 @@ def test_batch_maps_are_the_single_maps_in_order_for_any_jobs():
         assert cavegen.generate("classic", seed=50 + i, size=(65, 7)).to_ascii() == one[i]
 
 
+def test_batch_maps_do_not_depend_on_jobs_over_many_maps():
+    # Counts across the chunks the threads claim and the ring they fill,
+    # sizes odd and of one row or column; each map against jobs=1's.
+    def maps(count, size, jobs, stats=False):
+        return [(m.index, m.seed, bytes(memoryview(m)), m.to_ascii(), m.stats if stats else None)
+                for m in cavegen.batch("type2", seed=count, count=count, size=size, jobs=jobs,
+                                       stats=stats)]
+    for count, size in ((1, (80, 50)), (7, (1, 9)), (64, (9, 1)), (333, (80, 50)),
+                        (1000, (65, 7)), (150, (200, 129))):
+        want = maps(count, size, 1)
+        assert [w[0] for w in want] == list(range(count))
+        for jobs in (0, 2, 3, 5):
+            assert maps(count, size, jobs) == want, (count, size, jobs)
+    assert maps(200, (70, 40), 3, stats=True) == maps(200, (70, 40), 1, stats=True)
+
+
+def _threads():
+    return len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else None
+
+
+def test_a_batch_ends_its_threads_when_done_or_dropped():
+    before = _threads()
+    got = 0
+    for m in cavegen.batch("type2", seed=9, count=500, size=(40, 30), jobs=3):
+        got += 1
+    assert got == 500 and _threads() == before  # exhausted: threads joined
+    for stop in (0, 1, 50, 499):
+        it = cavegen.batch("type2", seed=9, count=5000, size=(40, 30), jobs=3)
+        kept = []
+        for m in it:
+            if len(kept) == stop:
+                break
+            kept.append(m)
+        del it  # dropped part way: its threads stop, the maps handed out stay
+        assert _threads() == before
+        assert [m.index for m in kept] == list(range(stop))
+        for m in kept[::97]:
+            assert m.to_ascii() == cavegen.generate("type2", seed=9 + m.index,
+                                                    size=(40, 30)).to_ascii()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork()")
+def test_a_batch_goes_on_after_fork_without_its_threads():
+    # A child of fork() has none of the batch's threads: it makes the rest
+    # of the maps itself, the same maps.
+    it = cavegen.batch("type2", seed=1, count=3000, size=(40, 30), jobs=3)
+    assert next(it).index == 0
+    pid = os.fork()
+    if pid == 0:
+        code = 2
+        try:
+            got = [(m.index, m.to_ascii() if m.index % 250 == 0 else None) for m in it]
+            ok = [g[0] for g in got] == list(range(1, 3000)) and all(
+                t is None or t == cavegen.generate("type2", seed=1 + i, size=(40, 30)).to_ascii()
+                for i, t in got)
+            code = 0 if ok else 1
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 120
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the child waits for ever")
+        time.sleep(0.02)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    assert [m.index for m in it] == list(range(1, 3000))  # the parent's goes on too
+
+
 def test_a_batch_of_huge_maps_splits_each_in_stripes():
     # 4M cells and more: one map at a time, its passes on the threads.
     maps = list(cavegen.batch("type2", seed=3, count=2, size=(2100, 2000), jobs=2))
