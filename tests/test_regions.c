@@ -286,6 +286,55 @@ static void every_labelling_loop_makes_the_same_labels(void **state)
     unforce_loops();
 }
 
+/* More labels than the label arrays' first blocks hold: they grow from
+ * malloc's blocks onto huge-page blocks (1 MiB, then 2 MiB, at 65,536 and
+ * 131,072 labels) and every label made before keeps its parent, size and
+ * first cell. Floor cells on a grid of every other cell, some joined to the
+ * one right of them or below: about 123,000 labels. */
+static void labels_keep_their_order_past_the_huge_blocks(void **state)
+{
+    (void)state;
+    const int w = 701, h = 703;
+    const size_t sw = (size_t)w, sh = (size_t)h;
+    uint8_t *cells = malloc(sw * sh);
+    assert_non_null(cells);
+    uint64_t rng = 0x1abe1;
+    for (size_t y = 0; y < sh; y++)
+        for (size_t x = 0; x < sw; x++) {
+            const uint64_t r = tu_next(&rng) % 16;
+            const int floor = (x % 2 == 0 && y % 2 == 0) || (x % 2 == 1 && y % 2 == 0 && r == 0) ||
+                              (x % 2 == 0 && y % 2 == 1 && r == 1);
+            cells[y * sw + x] = floor ? 0 : 1; /* 1: wall */
+        }
+    int64_t want_largest;
+    const int want = ro_floor_regions(cells, w, h, &want_largest);
+    assert_true(want > 100000);
+    cg_grid *g = tu_grid_from_cells(cells, w, h);
+    cg__labeller lb;
+    label_into(g, 0, &lb);
+    assert_true(lb.n > 131072 / 2 && lb.n <= lb.cap);
+    uint64_t roots = 0, largest = 0;
+    for (size_t l = 0; l < lb.n; l++) {
+        uint32_t x, y;
+        cg__label_first(&lb, (uint32_t)l, &x, &y);
+        /* Each label is made at a run with no floor above it. */
+        assert_int_equal(cells[(size_t)y * sw + x], 0);
+        assert_true(y == 0 || cells[(size_t)(y - 1) * sw + x] == 1);
+        assert_true(lb.parent[l] <= l);
+        if (lb.parent[l] == l) {
+            roots++;
+            largest = lb.size[l] > largest ? lb.size[l] : largest;
+        }
+    }
+    assert_int_equal(roots, (uint64_t)want);
+    assert_int_equal(largest, (uint64_t)want_largest);
+    cg__labeller_free(&lb);
+    cg_grid_free(g);
+    check_labels_on(cells, w, h, "huge blocks");
+    unforce_loops();
+    free(cells);
+}
+
 /* Regions of up to 256 cells are first looked for in a window of 64 columns
  * around their first cell; pieces that leave it on either side (a bar, an
  * L whose foot runs far left, a staircase) must come out whole too. */
@@ -727,6 +776,7 @@ int main(void)
         cmocka_unit_test(every_labelling_loop_matches_the_oracle_on_patterns),
         cmocka_unit_test(every_labelling_loop_matches_the_oracle_on_random_maps),
         cmocka_unit_test(every_labelling_loop_makes_the_same_labels),
+        cmocka_unit_test(labels_keep_their_order_past_the_huge_blocks),
         cmocka_unit_test(small_regions_leaving_their_window_are_removed_whole),
         cmocka_unit_test(wall_specks_go_first_as_remove_walls_says),
         cmocka_unit_test(medium_regions_are_removed_whole),

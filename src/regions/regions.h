@@ -19,6 +19,7 @@ typedef struct cg__labeller {
     uint32_t *parent;
     uint64_t *size;
     uint32_t *first_x;   /* x of the run that made the label */
+    void *block;         /* the allocation holding size, parent and first_x */
     uint32_t *row_first; /* per row: the labels made before it */
     uint32_t rows;
     size_t n, cap; /* labels */

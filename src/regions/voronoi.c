@@ -121,17 +121,7 @@ static void *huge_block(size_t bytes, void **block)
         *block = p;
         return p;
     }
-    if (bytes > SIZE_MAX - 2 * HUGE_PAGE)
-        return NULL;
-    /* Whole huge pages, the last one too. */
-    const size_t span = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
-    char *raw = cg__malloc(span + HUGE_PAGE);
-    if (!raw)
-        return NULL;
-    char *p = huge_align(raw);
-    cg__mem_advise_huge(p, span);
-    *block = raw;
-    return p;
+    return cg__malloc_huge(bytes, block);
 }
 
 INLINE void vec_free(vec *v)
