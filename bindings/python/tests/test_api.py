@@ -5,6 +5,7 @@ import collections
 import io
 import json
 import os
+import sys
 import threading
 import time
 
@@ -429,24 +430,33 @@ def test_batch_stops_at_a_failing_map_or_skips_it():
 
 
 def test_generating_releases_the_gil():
-    done = {}
+    # While generate() is in C it must not hold the GIL: this thread then
+    # goes on counting. No clock: with the switch interval made very long,
+    # a thread holding the GIL gives it up only when it blocks, so held
+    # through the call, the count could not move between the worker's two
+    # reads around it. This thread sleeps (gives the GIL up) every 1,000
+    # counts, for the worker to start and to come back from C.
+    count = [0]
+    moved = {}
 
     def work():
-        t0 = time.perf_counter()
-        done["map"] = cavegen.generate("type2", seed=1, size=(2500, 2500))
-        done["t"] = time.perf_counter() - t0
+        before = count[0]
+        cavegen.generate("level", seed=1, size=(2500, 2500))
+        moved["by"] = count[0] - before
 
-    t = threading.Thread(target=work)
-    gaps, last = [], time.perf_counter()
-    t.start()
-    while t.is_alive():
-        now = time.perf_counter()
-        gaps.append(now - last)
-        last = now
-    t.join()
-    # With the GIL held, this loop would stall for the whole run.
-    assert len(gaps) > 100
-    assert max(gaps) < 0.5 * done["t"], (max(gaps), done["t"])
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1000.0)
+    try:
+        t = threading.Thread(target=work)
+        t.start()
+        while t.is_alive():
+            count[0] += 1
+            if count[0] % 1000 == 0:
+                time.sleep(0.0001)
+        t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert moved["by"] > 0, moved
 
 
 # ------------------------------------------------------------------ files
