@@ -15,7 +15,7 @@
 #include "cavegen/cavegen.h"
 #include "grid_equal.h" /* tu_grids_equal, tu_cells_equal */
 
-/* The two depths of the heaviest sweeps (docs/testing.md, "Two tiers"):
+/* The two depths of the heaviest sweeps (docs/testing.md, "Sampled sweeps"):
  * under CAVEGEN_TEST_THOROUGH=1 (the slow tier's <module>_thorough tests)
  * a sweep runs every combination; in the quick tier tu_sampled(i) keeps one
  * in three of them, rotating, so that every size, kind and path is still
