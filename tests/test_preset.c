@@ -637,7 +637,7 @@ static void builtin_presets_match_golden_outputs(void **state)
  * 2^31 + 1. The 2 GiB are one 64 KiB file of newlines mapped 32768 times
  * side by side, so they take 64 KiB of memory. The line count must not
  * overflow (signed overflow is undefined): the diagnostic's line is capped
- * at INT_MAX. Four GiB scanned: the slow tier's (preset_thorough). */
+ * at INT_MAX. Four GiB scanned: only under CAVEGEN_TEST_THOROUGH=1. */
 static void a_text_of_more_than_int_max_lines_reports_a_capped_line(void **state)
 {
     (void)state;
