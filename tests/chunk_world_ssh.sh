@@ -357,4 +357,8 @@ $(cat "$dir/where")"
 }
 
 world type1 42 "-4 -3 -2 -1" "-3 -2 -1" "-1,-1"
-world type3 7 "0 1 2 3" "0 1 2" "0,0"
+# A second world (positive chunks, another preset) at full depth only: each
+# costs seconds of GNU parallel and ssh (docs/testing.md, "Two depths").
+if [ "${CAVEGEN_TEST_THOROUGH:-0}" != 0 ]; then
+    world type3 7 "0 1 2 3" "0 1 2" "0,0"
+fi

@@ -15,8 +15,8 @@
 #include "cavegen/cavegen.h"
 #include "grid_equal.h" /* tu_grids_equal, tu_cells_equal */
 
-/* The two depths of the heaviest sweeps (docs/testing.md, "Sampled
- * sweeps"): under CAVEGEN_TEST_THOROUGH=1 (as .ci/run sets it) a sweep runs
+/* The two depths of the heaviest sweeps (docs/testing.md, "Two
+ * depths"): under CAVEGEN_TEST_THOROUGH=1 (as .ci/run sets it) a sweep runs
  * every combination; otherwise tu_sampled(i) keeps one in three of them,
  * rotating, so that every size, kind and path is still met. */
 static inline int tu_thorough(void)

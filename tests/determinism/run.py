@@ -3,7 +3,7 @@
 tests/determinism/hashes.txt (docs/determinism.md).
 
     run.py --cavegen PATH [--wrapper CMD] [--paths PATHS] [--extra-args ARGS]
-           [--no-png] [--update] [--jobs N] [--filter TEXT]
+           [--no-png] [--update] [--jobs N] [--filter TEXT] [--share K/N]
 
 A case is one run of the tool in an empty folder of its own. Its digest is
 the SHA-256 of a manifest that lists, with their own SHA-256, what the run
@@ -19,11 +19,11 @@ CAVEGEN_TEST_PATHS for a test build of the tool that forces the library's
 code paths (force_paths.c); --wrapper runs the tool under an emulator
 (qemu-s390x ...); --extra-args appends arguments to every case (-j 4).
 --no-png: the tool was built without libpng; cases that write a PNG must
-fail with "built without PNG support", the rest must match. --sample: one
-case in three, which third chosen by the other options (so that the forced
-paths between them run every case), unless CAVEGEN_TEST_THOROUGH=1 is set
-(as .ci/run sets it): ctest's runs on forced paths, with threads and with a
-flipped byte take it; the run on the path this CPU takes runs every case.
+fail with "built without PNG support", the rest must match. --share K/N:
+only the cases whose index is K modulo N, unless CAVEGEN_TEST_THOROUGH=1 is
+set (as .ci/run sets it): ctest's N runs on forced paths, with threads and
+with a flipped byte run every case between them; the run on the path this
+CPU takes runs every case itself.
 """
 
 import argparse
@@ -35,7 +35,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.dirname(HERE)
@@ -360,8 +359,8 @@ def main():
     ap.add_argument("--flip-byte", action="store_true",
                     help="change one byte of each case's output: every case must then differ")
     ap.add_argument("--filter", default="", help="only cases whose name contains this")
-    ap.add_argument("--sample", action="store_true",
-                    help="one case in three unless CAVEGEN_TEST_THOROUGH=1")
+    ap.add_argument("--share", default="",
+                    help="K/N: the cases K modulo N, unless CAVEGEN_TEST_THOROUGH=1")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--timeout", type=int, default=120)
     opts = ap.parse_args()
@@ -369,7 +368,7 @@ def main():
     opts.extra_args = shlex.split(opts.extra_args)
     opts.cavegen = os.path.abspath(opts.cavegen)
     if opts.update and (opts.paths or opts.extra_args or opts.wrapper or opts.no_png or opts.filter
-                        or opts.flip_byte or opts.sample):
+                        or opts.flip_byte or opts.share):
         ap.error("--update takes the plain tool on this machine, every case")
 
     ver = subprocess.run(opts.wrapper + [opts.cavegen, "--version"], capture_output=True, check=True)
@@ -384,18 +383,19 @@ def main():
                   % (opts.paths, probe.stderr.decode(errors="replace").strip()))
             return 77
     cases = [c for c in all_cases() if opts.filter in c.name]
-    sampled = opts.sample and os.environ.get("CAVEGEN_TEST_THOROUGH", "0") in ("", "0")
+    sampled = bool(opts.share) and os.environ.get("CAVEGEN_TEST_THOROUGH", "0") in ("", "0")
     if sampled:
-        third = zlib.crc32(" ".join([opts.paths, opts.wrapper and "w" or "", *opts.extra_args,
-                                     opts.flip_byte and "flip" or ""]).encode()) % 3
-        cases = [c for i, c in enumerate(cases) if i % 3 == third]
+        k, n = (int(v) for v in opts.share.split("/"))
+        if not 0 <= k < n:
+            ap.error("--share K/N needs 0 <= K < N")
+        cases = [c for i, c in enumerate(cases) if i % n == k]
     pinned = read_hashes()
     with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
         results = list(pool.map(lambda c: run_case(c, opts, version), cases))
 
     where = (" ".join(filter(None, [opts.paths and "paths " + opts.paths, opts.wrapper and
                                     "under " + " ".join(opts.wrapper), " ".join(opts.extra_args),
-                                    opts.no_png and "no PNG", sampled and "one case in three"]))
+                                    opts.no_png and "no PNG", sampled and "cases " + opts.share]))
              or "default paths")
     errors = [(c, e) for c, d, e in results if e and not e.startswith("skip")]
     skips = [(c, e) for c, d, e in results if e and e.startswith("skip")]
