@@ -97,7 +97,7 @@ void cg_format_bytes(char buf[32], uint64_t bytes, int up)
 void cg__mem_advise_huge(void *p, size_t bytes)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
+    const uintptr_t huge = CG__HUGE_PAGE;
     const uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
     const uintptr_t e = ((uintptr_t)p + bytes) & ~(huge - 1);
     if (e > a)

@@ -148,6 +148,12 @@ CG__MEM_INLINE void cg__free(void *p)
 /* The size of a huge page (x86-64's and AArch64's usual 2 MiB). */
 #define CG__HUGE_PAGE ((uintptr_t)2 << 20)
 
+/* p moved up to the next huge page boundary (p itself if on one). */
+CG__MEM_INLINE char *cg__huge_align(char *p)
+{
+    return p + ((CG__HUGE_PAGE - ((uintptr_t)p & (CG__HUGE_PAGE - 1))) & (CG__HUGE_PAGE - 1));
+}
+
 /* A block of bytes (not cleared) for a large array written from its start,
  * or NULL: it starts on a 2 MiB boundary and its whole 2 MiB pages are
  * advised onto huge pages (cg__mem_advise_huge). Only the whole huge pages
@@ -166,8 +172,7 @@ CG__MEM_INLINE void *cg__malloc_huge(size_t bytes, void **block)
     char *raw = cg__malloc(span + CG__HUGE_PAGE);
     if (!raw)
         return NULL;
-    char *p = raw + ((CG__HUGE_PAGE - ((uintptr_t)raw & (CG__HUGE_PAGE - 1))) &
-                     (CG__HUGE_PAGE - 1));
+    char *p = cg__huge_align(raw);
     cg__mem_advise_huge(p, span);
     *block = raw;
     return p;

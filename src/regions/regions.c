@@ -345,9 +345,6 @@ void cg__set_span(uint64_t *row, uint32_t x0, uint32_t x1, int wall)
 
 /* ------------------------------------------------------------ labeller */
 
-/* The label forest. parent[l] <= l always (a root is linked under the
- * smaller root), so the root of a region is its first label in scan order
- * and one increasing sweep resolves every label to its root. */
 /* The label arrays grow in one block, by doubling. From this size on the
  * block is on huge pages (cg__malloc_huge): 16 bytes a label, written in
  * order, so on 4 KB pages a page fault every 256 labels (the floor of the
@@ -357,6 +354,9 @@ void cg__set_span(uint64_t *row, uint32_t x0, uint32_t x1, int wall)
  * there. */
 #define LABELS_HUGE ((size_t)1 << 20)
 
+/* The label forest. parent[l] <= l always (a root is linked under the
+ * smaller root), so the root of a region is its first label in scan order
+ * and one increasing sweep resolves every label to its root. */
 static cg_status labels_grow(cg__labeller *lb)
 {
     if (lb->n >= UINT32_MAX - 1)
@@ -368,8 +368,12 @@ static cg_status labels_grow(cg__labeller *lb)
     if (cap > SIZE_MAX / each)
         return CG_EOVERFLOW;
     const size_t bytes = cap * each;
-    void *block = NULL;
-    char *p = bytes >= LABELS_HUGE ? cg__malloc_huge(bytes, &block) : (block = cg__malloc(bytes));
+    void *block;
+    char *p;
+    if (bytes >= LABELS_HUGE)
+        p = cg__malloc_huge(bytes, &block);
+    else
+        p = block = cg__malloc(bytes);
     if (!p)
         return CG_ENOMEM;
     uint64_t *size = (uint64_t *)(void *)p;

@@ -33,7 +33,7 @@
  *  - Owners, and the edges looked for only where one can be taken: see
  *    meet_word. In layer 1 a word whose small neighbours of layer 0 are
  *    all of one region has its owners placed with one lookup (uniform_reg).
- *  - The bitboards and the large lists start on huge pages (huge_align).
+ *  - The bitboards and the large lists start on huge pages (cg__huge_align).
  *
  * Which words of a row to compute: a per-row bitmask of the front's
  * nonzero words, dilated by one word and one row, so a sparse front costs
@@ -95,20 +95,15 @@ typedef struct vec {
  * as many spans as cells, a flood's depth used - a few kilobytes on a cave
  * map): its first touch would have the system clear a whole huge page. */
 #define HUGE_LIST ((size_t)4 << 20)
-#define HUGE_PAGE ((uintptr_t)2 << 20)
 
 /* Only the whole 2 MiB pages of a block can be huge, and the large lists
  * and the bitboards are written from their start: from malloc's address
  * the first megabyte or so would be 4 KB pages, each a page fault (about
  * 11 us each on the virtual machine the figures in docs/regions.md come
  * from, against 0.12 ms for a whole huge page). So they start on a 2 MiB
- * boundary. */
-INLINE char *huge_align(char *p)
-{
-    return p + ((HUGE_PAGE - ((uintptr_t)p & (HUGE_PAGE - 1))) & (HUGE_PAGE - 1));
-}
-
-/* The bitboards' block of bytes (not cleared), from HUGE_LIST bytes on
+ * boundary (cg__huge_align, cg__malloc_huge in core/mem.h).
+ *
+ * The bitboards' block of bytes (not cleared), from HUGE_LIST bytes on
  * starting on a 2 MiB boundary and advised onto huge pages; *block gets the
  * allocation to free. It is rounded up to whole huge pages, plus one for
  * the alignment: address space, only touched if used, but counted by the
@@ -148,8 +143,8 @@ static cg_status vec_grow(vec *v, size_t more)
         if (!raw)
             return CG_ENOMEM;
         size_t room = cap;
-        if ((size_t)(raw + bytes - huge_align(raw)) / v->elem >= v->n + more) {
-            p = huge_align(raw);
+        if ((size_t)(raw + bytes - cg__huge_align(raw)) / v->elem >= v->n + more) {
+            p = cg__huge_align(raw);
             room = (size_t)(raw + bytes - p) / v->elem;
         }
         cg__mem_advise_huge(p, (size_t)(raw + bytes - p));
