@@ -739,7 +739,9 @@ static void wall_specks_go_first_as_remove_walls_says(void **state)
     (void)state;
     static const int64_t mins[] = {0, 1, 2, 3, 5, 12, 50, 63, 64, 65, 1000000000};
     static const int dims[][2] = {{1, 1}, {1, 77}, {77, 1}, {3, 3}, {63, 9}, {64, 9},
-                                  {65, 9}, {128, 5}, {131, 7}, {7, 131}, {200, 40}};
+                                  {65, 9}, {128, 5}, {131, 7}, {7, 131}, {200, 40},
+                                  /* several groups of eight words at once, the last part full */
+                                  {1100, 12}, {4100, 9}};
     static const int paths[] = {CG__PATH_SCALAR, CG__PATH_AVX512, CG__PATH_AVX512VBMI2};
     int ran = 0;
     for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
