@@ -180,6 +180,10 @@ UsePAM $use_pam
 StrictModes no
 PrintMotd no
 PrintLastLog no
+# bash sources ~/.bashrc for a command run by sshd unless it is a nested
+# shell: with SHLVL set it is, so the user's start-up files (a version
+# manager can take half a second) do not run before every remote command.
+SetEnv SHLVL=1
 MaxStartups 100
 LogLevel INFO
 EOF
