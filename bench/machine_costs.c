@@ -72,8 +72,9 @@ static double file_ns(const char *folder)
         return -1;
     }
     static char data[1700];
-    double t[ROUNDS], ret = 0;
-    for (int r = 0; r < ROUNDS && ret == 0; r++) {
+    double t[ROUNDS];
+    int failed = 0;
+    for (int r = 0; r < ROUNDS && !failed; r++) {
         double t0 = now();
         for (int i = 0; i < FILES; i++) {
             snprintf(tmp, sizeof tmp, "%s/.%d.png.tmp", dir, i);
@@ -82,7 +83,7 @@ static double file_ns(const char *folder)
             if (fd < 0 || write(fd, data, sizeof data) != (ssize_t)sizeof data || close(fd) != 0 ||
                 rename(tmp, dst) != 0) {
                 perror(tmp);
-                ret = -1;
+                failed = 1;
                 break;
             }
         }
@@ -93,7 +94,7 @@ static double file_ns(const char *folder)
         }
     }
     rmdir(dir);
-    return ret < 0 ? ret : best(t);
+    return failed ? -1 : best(t);
 }
 
 static _Alignas(64) atomic_int ball;

@@ -128,7 +128,7 @@ __attribute__((target(CG__TARGET_512POP))) static inline __m512i runs_hit512(__m
  * fill is a chain of dependent steps down and up its rows, so the more
  * independent groups are in flight the less each waits (the specks of the
  * 4096x4096 bench map: 2.3 ms with one group, 1.4 with two, 0.9 with four,
- * 0.73 with eight). */
+ * 0.72 with eight). */
 #define GROUPS 8
 
 /* block_words for words i .. i + 8 * ng - 1 at once (fewer where lanes
